@@ -1,0 +1,47 @@
+import compression from 'compression';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import morgan from 'morgan';
+import type { Config } from './config';
+import type { Pool } from './db/pool';
+import { createApiRouter } from './api/v2/router';
+import { problemHandler, type Logger } from './api/v2/problem';
+import { HttpError } from './http/errors';
+import { requestId } from './http/request-id';
+
+export interface AppDeps {
+  pool: Pool;
+  config: Config;
+  log?: Logger;
+}
+
+/** The whole HTTP surface, without listening: tests and the server build it the same way. */
+export function createApp({ pool, config, log = console.error }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple'); // flat string values; brackets stay in the name, where validation rejects them
+
+  app.use(requestId);
+  if (config.logRequests) {
+    morgan.token('id', (_req, res) => (res as express.Response).locals.requestId);
+    app.use(morgan(':remote-addr [:date[iso]] ":method :url" :status :res[content-length] :response-time ms id=:id'));
+  }
+  app.use(helmet());
+  app.use(compression());
+
+  app.get('/health/live', (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+  });
+  app.get('/health/ready', async (_req, res) => {
+    await pool.query('SELECT 1');
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+  });
+
+  app.use('/v2', createApiRouter({ pool, log }));
+
+  app.use((req) => {
+    throw new HttpError(404, `Nothing is served at ${req.path}.`);
+  });
+  app.use(problemHandler(log));
+  return app;
+}

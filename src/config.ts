@@ -1,0 +1,67 @@
+// The only reader of process.env: every setting is typed and checked here, so a bad one fails at start.
+import path from 'node:path';
+import { projectRoot } from './paths';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Connection string of an external PostgreSQL; absent means the embedded server. */
+  databaseUrl?: string;
+  embedded: { dir: string; port: number };
+  timeZone: string;
+  pool: { max: number; acquireTimeoutMs: number; statementTimeoutMs: number };
+  logRequests: boolean;
+  nodeEnv: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = env.NODE_ENV || 'development';
+  const timeZone = env.TIME_ZONE || 'UTC';
+  if (!isTimeZone(timeZone)) throw new ConfigError(`TIME_ZONE "${timeZone}" is not an IANA time zone name`);
+
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const logRequests = env.LOG_REQUESTS ? !/^(0|false|no|off)$/i.test(env.LOG_REQUESTS) : nodeEnv !== 'test';
+
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl,
+    embedded: {
+      dir: path.resolve(projectRoot, env.EMBEDDED_PG_DIR || '.data/postgres'),
+      port: integer(env, 'EMBEDDED_PG_PORT', 0, 0, 65535),
+    },
+    timeZone,
+    pool: {
+      max: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
+      acquireTimeoutMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600000),
+      statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30000, 0, 86400000),
+    },
+    logRequests,
+    nodeEnv,
+  };
+}

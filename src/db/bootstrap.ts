@@ -1,0 +1,67 @@
+import pg from 'pg';
+import type { Config } from '../config';
+import { startEmbedded, type EmbeddedServer } from './embedded';
+import { connectKnex } from './knex';
+import { migrateLatest } from './migrate';
+import { DEFAULT_DEMO, seedDemo } from '../../db/seeds/demo';
+
+export const EMBEDDED_DATABASE = 'rider_equipment';
+
+export interface Database {
+  url: string;
+  embedded?: EmbeddedServer;
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<boolean> {
+  const admin = new pg.Client(adminUrl);
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount) return false;
+    await admin.query(`CREATE DATABASE "${name}"`);
+    return true;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Migrates, then (unless told not to) loads the demo data if the riders table is empty. */
+export async function prepareDemo(url: string, log: (msg: string) => void, demo = true): Promise<void> {
+  const knex = connectKnex(url);
+  try {
+    const applied = await migrateLatest(knex);
+    if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
+  } finally {
+    await knex.destroy();
+  }
+  if (!demo) return;
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT EXISTS (SELECT 1 FROM riders) AS seeded');
+    if (!rows[0].seeded) {
+      log(`Loading demo data (${DEFAULT_DEMO.riders} riders, seed ${DEFAULT_DEMO.seed})`);
+      await seedDemo(client, { ...DEFAULT_DEMO, log });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * With DATABASE_URL: that server, as it is (migrations are run on purpose with `npm run db:migrate`).
+ * Without: an embedded PostgreSQL in a local folder, migrated and loaded with demo data on first start.
+ */
+export async function openDatabase(config: Config, log: (msg: string) => void, options = { demo: true }): Promise<Database> {
+  if (config.databaseUrl) return { url: config.databaseUrl };
+  const embedded = await startEmbedded(config.embedded.dir, { port: config.embedded.port, log });
+  try {
+    await ensureDatabase(embedded.url('postgres'), EMBEDDED_DATABASE);
+    const url = embedded.url(EMBEDDED_DATABASE);
+    await prepareDemo(url, log, options.demo);
+    return { url, embedded };
+  } catch (error) {
+    await embedded.stop();
+    throw error;
+  }
+}

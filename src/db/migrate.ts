@@ -1,0 +1,26 @@
+import type { Knex } from 'knex';
+import * as schema from '../../db/migrations/20261122_001_schema';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+// Migrations are imported, not found on disk, so they run the same from src/ and from dist/.
+const migrations: Array<[string, Migration]> = [['20261122_001_schema', schema]];
+
+const source: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => migrations,
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};
+
+export async function migrateLatest(db: Knex): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
+  return applied;
+}
+
+export async function pendingMigrations(db: Knex): Promise<string[]> {
+  const [, pending] = (await db.migrate.list({ migrationSource: source })) as [unknown[], Array<{ file: string } | [string, Migration]>];
+  return pending.map((m) => (Array.isArray(m) ? m[0] : m.file));
+}

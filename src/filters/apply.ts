@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import { sql } from '../db/knex';
+import type { ParamValues, Params } from './define';
+
+/**
+ * Adds a WHERE clause for every supplied filter that names a column. Day bounds are inclusive and
+ * read in the session's time zone: `_from` is midnight of that day, `_to` is before the next midnight,
+ * which keeps the comparison on the bare column so its index serves it.
+ */
+export function applyFilters<P extends Params>(
+  builder: Knex.QueryBuilder,
+  params: P,
+  values: ParamValues<P>,
+  only?: ReadonlyArray<keyof P & string>,
+): Knex.QueryBuilder {
+  for (const name of only ?? Object.keys(params)) {
+    const def = params[name];
+    const value = values[name as keyof P];
+    if (value === undefined || !def.column) continue;
+    switch (def.op ?? 'eq') {
+      case 'eq':
+        builder.where(def.column, def.dbValues ? def.dbValues[value as string] : (value as string | boolean));
+        break;
+      case 'fromDay':
+        builder.where(def.column, '>=', sql.raw('?::date::timestamptz', [value as string]));
+        break;
+      case 'toDay':
+        builder.where(def.column, '<', sql.raw('(?::date + 1)::timestamptz', [value as string]));
+        break;
+      case 'isNull':
+        if (value) builder.whereNull(def.column);
+        else builder.whereNotNull(def.column);
+        break;
+    }
+  }
+  return builder;
+}

@@ -1,0 +1,113 @@
+import { query, matchedData, validationResult, type ValidationChain } from 'express-validator';
+import { FieldErrors, invalidQuery } from '../http/errors';
+import { MAX_BIGINT, MAX_TEXT_LENGTH, describeRule, type ParamDef, type ParamValues, type Params } from './define';
+
+const DIGITS = /^[0-9]+$/;
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const BOOLEAN = /^(1|0|true|false)$/i;
+
+function isRealDay(value: string): boolean {
+  const match = DAY.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return year >= 1 && date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+// express-validator's isInt({max}) compares as a float and isISO8601 accepts 20240101, so the rules
+// below compare digits exactly (BigInt) and dates by their calendar fields.
+function chainFor(name: string, def: ParamDef): ValidationChain {
+  const rule = describeRule(def);
+  // Absent and empty values never reach a chain (see below), so no .optional() is needed.
+  const chain = query(name);
+  switch (def.type) {
+    case 'bigint':
+      return chain
+        .custom((v: string) => DIGITS.test(v) && BigInt(v) >= 1n && BigInt(v) <= MAX_BIGINT)
+        .withMessage(rule)
+        .bail()
+        .customSanitizer((v: string) => BigInt(v).toString());
+    case 'integer':
+      return chain
+        .custom((v: string) => DIGITS.test(v) && Number(v) >= def.min! && Number(v) <= def.max!)
+        .withMessage(rule)
+        .bail()
+        .customSanitizer((v: string) => Number(v));
+    case 'date':
+      return chain.custom(isRealDay).withMessage(rule);
+    case 'boolean':
+      return chain
+        .matches(BOOLEAN)
+        .withMessage(rule)
+        .bail()
+        .customSanitizer((v: string) => v === '1' || v.toLowerCase() === 'true');
+    case 'enum':
+      return chain.isIn(def.values as string[]).withMessage(rule);
+    case 'text':
+      return chain.custom((v: string) => v.length <= MAX_TEXT_LENGTH && !v.includes('\0')).withMessage(rule);
+  }
+}
+
+export interface QueryValidator<P extends Params> {
+  (rawQuery: Record<string, unknown>): Promise<ParamValues<P>>;
+  params: P;
+}
+
+/**
+ * Builds the validator of one resource's query string. It rejects, with every problem named:
+ * unknown names, repeated names (they arrive as arrays), bracket forms (`rider_id[$gt]`), bad values,
+ * an alias given with its target, and a `*_from` later than its `*_to`. Empty values count as absent.
+ */
+export function queryValidator<const P extends Params>(params: P): QueryValidator<P> {
+  const names = Object.keys(params);
+  const chains = new Map(names.map((name) => [name, chainFor(name, params[name])]));
+  const accepted = names.join(', ');
+
+  const validate = async (rawQuery: Record<string, unknown>): Promise<ParamValues<P>> => {
+    const errors: FieldErrors = {};
+    const add = (name: string, message: string) => (errors[name] ??= []).push(message);
+    const present: ValidationChain[] = [];
+
+    for (const [name, value] of Object.entries(rawQuery)) {
+      const chain = chains.get(name);
+      if (!chain) {
+        const bracket = name.indexOf('[');
+        if (bracket > 0 && chains.has(name.slice(0, bracket))) {
+          add(name, `bracket forms are not accepted; give ${name.slice(0, bracket)}=value once`);
+        } else {
+          add(name, `is not a known parameter; accepted parameters are: ${accepted}`);
+        }
+      } else if (typeof value !== 'string') {
+        add(name, 'must be given at most once');
+      } else if (value !== '') {
+        present.push(chain);
+      }
+    }
+    if (Object.keys(errors).length > 0) throw invalidQuery(errors);
+
+    // Run on a snapshot: Express 5 re-parses req.query on every read and does not keep writes to it.
+    const request = { query: rawQuery };
+    await Promise.all(present.map((chain) => chain.run(request)));
+    for (const error of validationResult(request).array()) {
+      if (error.type === 'field') add(error.path, String(error.msg));
+    }
+    const values = matchedData(request, { locations: ['query'] }) as Record<string, unknown>;
+
+    for (const [name, def] of Object.entries(params)) {
+      if (def.aliasOf && values[name] !== undefined) {
+        if (values[def.aliasOf] !== undefined || (typeof rawQuery[def.aliasOf] === 'string' && rawQuery[def.aliasOf] !== '')) {
+          add(name, `is another name for ${def.aliasOf}; give only one of them`);
+        }
+        values[def.aliasOf] = values[name];
+        delete values[name];
+      }
+      if (def.from && typeof values[name] === 'string' && typeof values[def.from] === 'string' && values[def.from]! > values[name]!) {
+        add(name, `must not be before ${def.from} (${values[def.from]})`);
+      }
+      if (def.type === 'integer' && values[name] === undefined && def.default !== undefined) values[name] = def.default;
+    }
+    if (Object.keys(errors).length > 0) throw invalidQuery(errors);
+    return values as ParamValues<P>;
+  };
+  return Object.assign(validate, { params });
+}

@@ -1,0 +1,66 @@
+// One error type for every surface: the API renders it as problem+json, the admin pages as HTML.
+export type FieldErrors = Record<string, string[]>;
+
+const titles: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export class HttpError extends Error {
+  readonly title: string;
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly options: { title?: string; type?: string; errors?: FieldErrors; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.title = options.title ?? titles[status] ?? 'Error';
+  }
+}
+
+export function invalidQuery(errors: FieldErrors): HttpError {
+  const names = Object.keys(errors);
+  const detail = names.map((name) => `${name} ${errors[name].join('; ')}`).join('. ');
+  return new HttpError(400, detail, { title: 'Invalid query parameters', type: 'invalid-query-parameters', errors });
+}
+
+// Errors that mean "the database cannot be reached or refused the work for now", not a bug.
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE',
+  '57P01', '57P02', '57P03', '53300', '57014', '08000', '08001', '08003', '08004', '08006']);
+const unavailableMessages = /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i;
+
+// Duck-typed on purpose: socket errors may come from another realm, where instanceof Error fails.
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
+  if (typeof code === 'string' && unavailableCodes.has(code)) return true;
+  if (Array.isArray(errors) && errors.some(isDatabaseUnavailable)) return true;
+  return typeof message === 'string' && unavailableMessages.test(message);
+}
+
+/** Turns anything thrown into an HttpError: known ones as they are, the database away as 503, the rest 500. */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new HttpError(503, 'The database is not answering; try again shortly.', {
+      type: 'service-unavailable',
+      headers: { 'Retry-After': '5' },
+      cause: error,
+    });
+  }
+  const status = (error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode;
+  // Errors raised by body/URL parsing middleware carry a 4xx status and a safe message.
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new HttpError(status, (error as Error).message, { cause: error });
+  }
+  return new HttpError(500, 'Something went wrong on our side. Quote the request id when reporting it.', {
+    type: 'internal-error',
+    cause: error,
+  });
+}

@@ -1,0 +1,13 @@
+import crypto from 'node:crypto';
+import type { RequestHandler } from 'express';
+
+const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Gives every request an id (a caller's X-Request-Id is kept when it is safe to echo), sent back in X-Request-Id. */
+export const requestId: RequestHandler = (req, res, next) => {
+  const incoming = req.get('x-request-id');
+  const id = incoming && SAFE_ID.test(incoming) ? incoming : crypto.randomUUID();
+  res.locals.requestId = id;
+  res.set('X-Request-Id', id);
+  next();
+};

@@ -1,0 +1,69 @@
+import { sql } from '../db/knex';
+import { applyFilters } from '../filters/apply';
+import { defineParams, type ParamValues } from '../filters/define';
+import { assignMethod, datetime, jsonColumn } from './sql-fragments';
+
+// Shared by /riders and /assign-list: both list the same assignment records.
+export const params = defineParams({
+  rider_id: { type: 'bigint', column: 'a.rider_id', label: 'Rider ID', description: 'Only assignments of this rider.' },
+  '3pl': { type: 'text', column: 'c.name', label: '3PL', description: "Only riders of this 3PL company (exact, case-sensitive)." },
+  product_id: { type: 'bigint', column: 'a.product_id', label: 'Product ID', description: 'Only assignments of this product.' },
+  variation_id: { type: 'bigint', column: 'a.variation_id', label: 'Variation ID', description: 'Only assignments of this product variation.' },
+  assign_date_from: { type: 'date', column: 'a.assigned_at', op: 'fromDay', label: 'Assigned from', description: 'Assigned on or after this day (inclusive).' },
+  assign_date_to: { type: 'date', column: 'a.assigned_at', op: 'toDay', from: 'assign_date_from', label: 'Assigned to', description: 'Assigned on or before this day (inclusive: the whole day counts).' },
+  assign_type: { type: 'enum', values: ['0', '1'], dbValues: { '0': 0, '1': 1 }, column: 'a.assign_method', label: 'Assign type', description: '0 = Manual, 1 = Physical.' },
+});
+
+/** /riders also accepts user_id, the name its original example used, for rider_id. */
+export const riderParams = defineParams({
+  ...params,
+  user_id: { type: 'bigint', aliasOf: 'rider_id', label: 'Rider ID', description: 'Another name for rider_id; give only one of them.' },
+});
+
+export type Filters = ParamValues<typeof params>;
+
+/** Assignments matching the filters with rider, 3PL, product, variation and assigning user joined. */
+export function filtered(values: Filters) {
+  const builder = sql('assignments as a')
+    .join('riders as r', 'r.id', 'a.rider_id')
+    .join('companies as c', 'c.id', 'r.company_id')
+    .join('products as p', 'p.id', 'a.product_id')
+    .join('product_variations as v', 'v.id', 'a.variation_id')
+    .join('app_users as u', 'u.id', 'a.assigned_by');
+  return applyFilters(builder, params, values);
+}
+
+/** The contract's Assignment object, ordered by assign date then id. */
+export function wire(values: Filters) {
+  return filtered(values)
+    .select(jsonColumn(`json_build_object(
+      'Rider ID', a.rider_id,
+      '3PL', c.name,
+      'Product ID', a.product_id,
+      'Product Name', p.name,
+      'Product Variation ID', a.variation_id,
+      'Product Variation Name', v.name,
+      'Assign Date', ${datetime('a.assigned_at')},
+      'Assignee Name', u.name,
+      'Assign Type', ${assignMethod('a.assign_method')})`))
+    .orderBy([{ column: 'a.assigned_at' }, { column: 'a.id' }]);
+}
+
+/** The contract's Rider with equipment: one row per rider holding only its matching assignments. */
+export function wireByRider(values: Filters) {
+  return filtered(values)
+    .select(jsonColumn(`json_build_object(
+      'Rider ID', r.id,
+      '3PL', c.name,
+      'Products', json_agg(json_build_object(
+        'Product ID', a.product_id,
+        'Product Name', p.name,
+        'Product Variation ID', a.variation_id,
+        'Product Variation Name', v.name,
+        'Assign Date', ${datetime('a.assigned_at')},
+        'Assigne Name', u.name,
+        'Manual Assign or Physical Assign', ${assignMethod('a.assign_method')},
+        'Returned at', ${datetime('a.deleted_at')}) ORDER BY a.assigned_at, a.id))`))
+    .groupBy('r.id', 'c.name')
+    .orderBy('r.id');
+}

@@ -1,0 +1,55 @@
+import { sql } from '../db/knex';
+import { applyFilters } from '../filters/apply';
+import { defineParams, type ParamValues } from '../filters/define';
+import { datetime, jsonColumn } from './sql-fragments';
+
+export const REPLACEMENT_TYPES = ['Lost', 'Accident', 'Exchange'] as const;
+
+export const params = defineParams({
+  rider_id: { type: 'bigint', column: 'oa.rider_id', label: 'Rider ID', description: 'Only exchanges by this rider.' },
+  '3pl': { type: 'text', column: 'c.name', label: '3PL', description: 'Only riders of this 3PL company (exact, case-sensitive).' },
+  product_id: { type: 'bigint', column: 'oa.product_id', label: 'Old product ID', description: 'Only exchanges giving back this product.' },
+  variation_id: { type: 'bigint', column: 'oa.variation_id', label: 'Old variation ID', description: 'Only exchanges giving back this product variation.' },
+  new_product_id: { type: 'bigint', column: 'na.product_id', label: 'New product ID', description: 'Only exchanges handing out this product.' },
+  new_variation_id: { type: 'bigint', column: 'na.variation_id', label: 'New variation ID', description: 'Only exchanges handing out this product variation.' },
+  exchange_date_from: { type: 'date', column: 'e.exchanged_at', op: 'fromDay', label: 'Exchanged from', description: 'Exchanged on or after this day (inclusive).' },
+  exchange_date_to: { type: 'date', column: 'e.exchanged_at', op: 'toDay', from: 'exchange_date_from', label: 'Exchanged to', description: 'Exchanged on or before this day (inclusive: the whole day counts).' },
+  exchange_type: { type: 'text', column: 'e.exchange_type', label: 'Exchange type', description: 'Only exchanges of this type (exact, case-sensitive).' },
+  replacement_type: { type: 'enum', values: REPLACEMENT_TYPES, column: 'e.replacement_type', label: 'Replacement type', description: 'Lost, Accident or Exchange, exactly as written.' },
+});
+
+export type Filters = ParamValues<typeof params>;
+
+export function filtered(values: Filters) {
+  const builder = sql('product_exchanges as e')
+    .join('assignments as oa', 'oa.id', 'e.old_assignment_id')
+    .join('assignments as na', 'na.id', 'e.new_assignment_id')
+    .join('riders as r', 'r.id', 'oa.rider_id')
+    .join('companies as c', 'c.id', 'r.company_id')
+    .join('products as op', 'op.id', 'oa.product_id')
+    .join('product_variations as ov', 'ov.id', 'oa.variation_id')
+    .join('products as np', 'np.id', 'na.product_id')
+    .join('product_variations as nv', 'nv.id', 'na.variation_id');
+  return applyFilters(builder, params, values);
+}
+
+/** The contract's Product exchange object, ordered by exchange date then id. */
+export function wire(values: Filters) {
+  return filtered(values)
+    .select(jsonColumn(`json_build_object(
+      'Rider ID', oa.rider_id,
+      '3PL', c.name,
+      'Old Product ID', oa.product_id,
+      'Old Product Name', op.name,
+      'Old Product Variation ID', oa.variation_id,
+      'Old Product Variation Name', ov.name,
+      'New Product ID', na.product_id,
+      'New Product Name', np.name,
+      'New Product Variation ID', na.variation_id,
+      'New Product Variation Name', nv.name,
+      'Exchange Date', ${datetime('e.exchanged_at')},
+      'Exchange Type', e.exchange_type,
+      'Replacement Type', e.replacement_type,
+      'App User ID', e.processed_by)`))
+    .orderBy([{ column: 'e.exchanged_at' }, { column: 'e.id' }]);
+}

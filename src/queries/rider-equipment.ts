@@ -1,0 +1,65 @@
+import { sql } from '../db/knex';
+import { applyFilters } from '../filters/apply';
+import { defineParams, type ParamValues } from '../filters/define';
+import { datetime } from './sql-fragments';
+
+export const params = defineParams({
+  rider_id: { type: 'bigint', column: 'r.id', label: 'Rider ID', description: 'Only this rider.' },
+  '3pl_name': { type: 'text', column: 'c.name', label: '3PL', description: 'Only riders of this 3PL company (exact, case-sensitive).' },
+  active: { type: 'boolean', column: 'a.deleted_at', op: 'isNull', label: 'Active', description: '1: only equipment still held, and riders holding some; 0: only returned equipment, and riders who returned some.' },
+  page: { type: 'integer', min: 1, max: 999999999, default: 1, label: 'Page', description: 'Which page, from 1. A page past the end has an empty data array.' },
+  per_page: { type: 'integer', min: 1, max: 1000, default: 100, label: 'Per page', description: 'Riders per page, 1 to 1000.' },
+});
+
+export type Filters = ParamValues<typeof params>;
+
+/** The assignments of rider `r` that the filters keep. */
+function assignmentsOf(values: Filters) {
+  return applyFilters(sql('assignments as a').whereRaw('a.rider_id = r.id'), params, values, ['active']);
+}
+
+/** Riders with at least one kept assignment; no columns chosen yet. Shared by the count and the page. */
+export function filtered(values: Filters) {
+  const builder = sql('riders as r')
+    .join('companies as c', 'c.id', 'r.company_id')
+    .whereExists(assignmentsOf(values).select(sql.raw('1')));
+  return applyFilters(builder, params, values, ['rider_id', '3pl_name']);
+}
+
+const productEntry = `json_build_object(
+  'equipment_id', a.product_id,
+  'variation_id', a.variation_id,
+  'equipment_name', p.name,
+  'equipment_variation_name', v.name,
+  'assign_date', ${datetime('a.assigned_at')},
+  'assign_type', a.assign_type,
+  'return_date', ${datetime('a.deleted_at')},
+  'active', a.deleted_at IS NULL)`;
+
+/** The page envelope, built whole by PostgreSQL in one statement: `[{current_page, data, total, per_page, last_page}]`. */
+export function wirePage(values: Filters) {
+  const page = values.page ?? 1;
+  const perPage = values.per_page ?? 100;
+  const pageIds = filtered(values).select('r.id').orderBy('r.id').limit(perPage).offset((page - 1) * perPage);
+  const products = assignmentsOf(values)
+    .join('products as p', 'p.id', 'a.product_id')
+    .join('product_variations as v', 'v.id', 'a.variation_id')
+    .select(sql.raw(`json_agg(${productEntry} ORDER BY a.assigned_at, a.id)`));
+  const entries = sql
+    .from(pageIds.as('page_ids'))
+    .join('riders as r', 'r.id', 'page_ids.id')
+    .join('companies as c', 'c.id', 'r.company_id')
+    .join('countries as co', 'co.id', 'r.country_id')
+    .select('r.id', sql.raw(`json_build_object('rider_id', r.id::text, '3pl_name', c.name, 'country_code', co.code, 'products', ?) AS entry`, [products]));
+  const total = filtered(values).count({ total: '*' });
+  return sql.raw(
+    `SELECT json_build_array(json_build_object(
+       'current_page', ?::int,
+       'data', COALESCE((SELECT json_agg(d.entry ORDER BY d.id) FROM ? AS d), '[]'::json),
+       'total', t.total,
+       'per_page', ?::int,
+       'last_page', GREATEST(1, CEIL(t.total::numeric / ?::int))::int))::text AS json
+     FROM ? AS t`,
+    [page, entries, perPage, perPage, total],
+  );
+}

@@ -1,0 +1,15 @@
+import { sql } from '../db/knex';
+
+// Formats shared by every wire shape, written once so all resources agree.
+
+/** A datetime as `YYYY-MM-DD HH:MM:SS` in the session's time zone (null stays null). */
+export const datetime = (column: string) => `to_char(${column}, 'YYYY-MM-DD HH24:MI:SS')`;
+
+/** A day as `DD-MM-YYYY`, the form of the patrol app's gear dates. */
+export const dayFirst = (expression: string) => `to_char(${expression}, 'DD-MM-YYYY')`;
+
+/** assign_method as the text the contract shows: 0 = Manual, 1 = Physical. */
+export const assignMethod = (column: string) => `CASE ${column} WHEN 0 THEN 'Manual' ELSE 'Physical' END`;
+
+/** Selects one JSON text column named `json`, built by PostgreSQL and passed through untouched. */
+export const jsonColumn = (objectSql: string) => sql.raw(`${objectSql}::text AS json`);

@@ -1,0 +1,48 @@
+import type { Server } from 'node:http';
+import { createApp } from './app';
+import { ConfigError, loadConfig } from './config';
+import { openDatabase, type Database } from './db/bootstrap';
+import { createPool } from './db/pool';
+
+const SHUTDOWN_GRACE_MS = 10000;
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = (message: string) => console.log(message);
+  const database: Database = await openDatabase(config, log);
+  const pool = createPool(database.url, config);
+  const app = createApp({ pool, config });
+
+  const server: Server = app.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+    log(`Rider equipment service listening on ${base}`);
+    log(`  API:      ${base}/v2/riders   (see README for all seven operations)`);
+    if (database.embedded) log(`  Database: embedded PostgreSQL on 127.0.0.1:${database.embedded.port} (data in ${config.embedded.dir})`);
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: finishing requests in flight, then stopping`);
+    setTimeout(() => {
+      console.error('Requests did not finish in time; exiting anyway');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+    server.close(async () => {
+      await pool.end().catch(() => undefined);
+      await database.embedded?.stop().catch(() => undefined);
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error) => {
+  console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error);
+  process.exit(1);
+});

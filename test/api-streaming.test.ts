@@ -1,0 +1,78 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { poolSettles, testApp, type TestApp } from './support/app';
+
+// The demo database: 300 riders, thousands of checks, megabytes of JSON.
+let t: TestApp;
+let server: http.Server;
+let base: string;
+beforeAll(async () => {
+  t = testApp('demo');
+  server = http.createServer(t.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await t.close();
+});
+
+async function activeQueries(): Promise<number> {
+  const { rows } = await t.pool.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = 'rider-equipment-service'
+        AND state <> 'idle' AND pid <> pg_backend_pid()`,
+  );
+  return rows[0].n;
+}
+
+/** Reads the first chunk of a response, then drops the connection. */
+function abortAfterFirstChunk(path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${base}${path}`, (res) => {
+      res.once('data', (chunk: Buffer) => {
+        req.destroy();
+        resolve(chunk.length);
+      });
+    });
+    req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)));
+  });
+}
+
+describe('unfiltered answers stream every record', () => {
+  it('streams all patrol checks, far more than one buffer, complete and in ID order', async () => {
+    const { rows } = await t.pool.query('SELECT count(*)::int AS n FROM patrol_checks');
+    const res = await request(base).get('/v2/patrollerchecks').expect(200);
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    expect(Buffer.byteLength(res.text)).toBeGreaterThan(4 * 1024 * 1024);
+    const ids = (res.body as Array<{ ID: number }>).map((check) => check.ID);
+    expect(ids).toHaveLength(rows[0].n);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    await poolSettles(t.pool);
+  });
+
+  it('streams every assignment in assign-list and groups the same records in riders', async () => {
+    const { rows } = await t.pool.query('SELECT count(*)::int AS n, count(DISTINCT rider_id)::int AS riders FROM assignments');
+    const list = await request(base).get('/v2/assign-list').expect(200);
+    expect(list.body).toHaveLength(rows[0].n);
+    const riders = await request(base).get('/v2/riders').expect(200);
+    expect(riders.body).toHaveLength(rows[0].riders);
+    expect(riders.body.reduce((sum: number, r: { Products: unknown[] }) => sum + r.Products.length, 0)).toBe(rows[0].n);
+  });
+
+  it('cancels the query and leaves no pooled connection behind when clients go away mid-answer', async () => {
+    for (let i = 0; i < 5; i++) {
+      expect(await abortAfterFirstChunk('/v2/patrollerchecks')).toBeGreaterThan(0);
+      expect(await abortAfterFirstChunk('/v2/riders')).toBeGreaterThan(0);
+    }
+    await poolSettles(t.pool);
+    const deadline = Date.now() + 5000;
+    while ((await activeQueries()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await activeQueries()).toBe(0);
+    expect(t.pool.totalCount).toBeLessThanOrEqual(t.config.pool.max);
+    // The pool still serves complete answers afterwards.
+    const res = await request(base).get('/v2/questioner').expect(200);
+    expect(res.body.length).toBeGreaterThan(0);
+  });
+});

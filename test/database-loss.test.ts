@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { freePort, startEmbedded, type EmbeddedServer } from '../src/db/embedded';
+import { connectKnex } from '../src/db/knex';
+import { migrateLatest } from '../src/db/migrate';
+import { createPool } from '../src/db/pool';
+import { expectProblem } from './support/expect';
+
+// A throwaway PostgreSQL on its own port, which this test stops and starts under the running app.
+jest.setTimeout(60000);
+
+async function eventually(check: () => Promise<boolean>, ms = 15000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('losing the database', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rider-equipment-loss-'));
+  let server: EmbeddedServer | undefined;
+  afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers 503 while the database is away and recovers by itself, without a restart', async () => {
+    fs.chmodSync(dir, 0o755);
+    const dataDir = path.join(dir, 'pg');
+    fs.writeFileSync(`${dataDir}.password`, 'loss-test\n'); // known ahead, so the app can be built first
+    const port = await freePort();
+    const url = `postgres://postgres:loss-test@127.0.0.1:${port}/postgres`;
+    const config = loadConfig({ NODE_ENV: 'test', DB_ACQUIRE_TIMEOUT_MS: '1000' });
+    const logs: string[] = [];
+    const pool = createPool(url, config, (m) => logs.push(m));
+    const app = createApp({ pool, config, log: (m) => logs.push(m) });
+    try {
+      // Down from the start: the app is up and says so.
+      let res = await request(app).get('/v2/questioner');
+      const body = expectProblem(res, 503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(body.request_id).toBe(res.headers['x-request-id']);
+      expectProblem(await request(app).get('/health/ready'), 503);
+      expect((await request(app).get('/health/live')).status).toBe(200);
+
+      // The database comes up: answers resume on the same pool.
+      server = await startEmbedded(dataDir, { port });
+      const knex = connectKnex(url);
+      await migrateLatest(knex);
+      await knex.destroy();
+      await eventually(async () => (await request(app).get('/v2/questioner')).status === 200);
+
+      // It stops under the running app: 503, and the process carries on.
+      await server.stop();
+      res = await request(app).get('/v2/questioner');
+      expectProblem(res, 503);
+
+      // It starts again: the pool recovers on its own.
+      server = await startEmbedded(dataDir, { port });
+      await eventually(async () => (await request(app).get('/v2/questioner')).status === 200);
+      expect((await request(app).get('/health/ready')).status).toBe(200);
+    } finally {
+      await pool.end();
+    }
+  });
+});

@@ -1,0 +1,20 @@
+// Names of the databases one test run creates. The run id is set once by the global setup (its
+// process id) and inherited by the test workers, so parallel runs on one server stay apart.
+export function testDatabases() {
+  const run = (process.env.TEST_RUN_ID ??= String(process.pid));
+  return {
+    fixture: `rider_equipment_test_fixture_${run}`,
+    demo: `rider_equipment_test_demo_${run}`,
+  };
+}
+
+export function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** The same server and credentials, on its maintenance database, to create and drop test databases. */
+export function adminUrlFrom(url: string): string {
+  return databaseUrl(url, 'postgres');
+}
