@@ -177,6 +177,10 @@ interface World {
   products: Product[];
   productsByCategory: Map<number, Product[]>;
   questions: Question[];
+  // Weighted choice tables, built once rather than per draw.
+  countryOdds: ReadonlyArray<readonly [Country, number]>;
+  companyOdds: ReadonlyArray<readonly [number, number]>;
+  productOdds: ReadonlyArray<readonly [Product, number]>;
 }
 
 const COUNTRIES: ReadonlyArray<readonly [string, string, number]> = [
@@ -324,7 +328,12 @@ function buildWorld(seed: number): World {
       questions.push(q);
     });
   }
-  return { seed, countries, companies, appUsers, patrollers, categories, products, productsByCategory, questions };
+  return {
+    seed, countries, companies, appUsers, patrollers, categories, products, productsByCategory, questions,
+    countryOdds: countries.map((c) => [c, c.weight] as const),
+    companyOdds: COMPANIES.map(([, w], i) => [i + 1, w] as const),
+    productOdds: products.map((p) => [p, p.weight] as const),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -411,7 +420,7 @@ const ITEM_STATUSES: ReadonlyArray<readonly [string, number]> = [['Good', 60], [
 const ITEMS_PER_CHECK: ReadonlyArray<readonly [number, number]> = [[0, 35], [1, 30], [2, 22], [3, 13]];
 
 function drawProduct(rng: Rng, world: World): [Product, Variation] {
-  const product = weighted(rng, world.products.map((p) => [p, p.weight] as const));
+  const product = weighted(rng, world.productOdds);
   return [product, pick(rng, product.variations)];
 }
 
@@ -433,8 +442,8 @@ function replacementFor(rng: Rng, world: World, old: Draft, exchangeType: string
 function riderBase(world: World, index: number): Omit<RiderPlan, 'assignments' | 'returns' | 'exchanges' | 'checks'> {
   const id = FIRST_RIDER_ID + index;
   const rng = rngFor(world.seed, STREAM.rider, id);
-  const country = weighted(rng, world.countries.map((c) => [c, c.weight] as const));
-  const companyId = weighted(rng, COMPANIES.map(([, w], i) => [i + 1, w] as const));
+  const country = weighted(rng, world.countryOdds);
+  const companyId = weighted(rng, world.companyOdds);
   const joinedAt = ANCHOR - int(rng, 20, HISTORY_DAYS) * DAY - int(rng, 0, 86399) * SECOND;
   return { index, id, name: personName(rng), companyId, country, joinedAt };
 }

