@@ -2,6 +2,8 @@ import type { Server } from 'node:http';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { openDatabase, type Database } from './db/bootstrap';
+import { connectKnex } from './db/knex';
+import { pendingMigrations } from './db/migrate';
 import { createPool } from './db/pool';
 
 const SHUTDOWN_GRACE_MS = 10000;
@@ -11,6 +13,7 @@ async function main(): Promise<void> {
   const log = (message: string) => console.log(message);
   const database: Database = await openDatabase(config, log);
   const pool = createPool(database.url, config);
+  if (!database.embedded) await warnIfNotMigrated(database.url, log);
   const app = createApp({ pool, config });
 
   const server: Server = app.listen(config.port, config.host, () => {
@@ -40,6 +43,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** An external database is never migrated behind its owner's back, but a forgotten migration is named. */
+async function warnIfNotMigrated(url: string, log: (message: string) => void): Promise<void> {
+  const knex = connectKnex(url);
+  try {
+    const pending = await pendingMigrations(knex);
+    if (pending.length) log(`Warning: ${pending.length} migration(s) not applied (${pending.join(', ')}); run npm run db:migrate`);
+  } catch (error) {
+    // The service starts anyway and answers 503 until the database is reachable.
+    log(`Warning: the database is not reachable yet (${(error as Error).message})`);
+  } finally {
+    await knex.destroy();
+  }
 }
 
 main().catch((error) => {
