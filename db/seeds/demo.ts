@@ -591,8 +591,13 @@ function* questionAnswerRows(world: World) {
   }
 }
 
+// The item counts the assignments trigger would keep, written with the rider (the trigger is off
+// during the load), so riders are copied once, frozen, and never updated afterwards.
 function* riderRows(world: World, riders: number, progress: Progress) {
-  for (const r of walkRiders(world, riders, {}, progress)) yield row([r.id, text(r.name), r.companyId, r.country.id]);
+  for (const r of walkRiders(world, riders, { assignments: true }, progress)) {
+    const active = r.assignments.filter((a) => a.deletedAt === null).length;
+    yield row([r.id, text(r.name), r.companyId, r.country.id, active, r.assignments.length - active]);
+  }
 }
 
 function* assignmentRows(world: World, riders: number, progress: Progress) {
@@ -855,7 +860,8 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     counts.question_answers = await copyRows(ctx, 'question_answers', ['question_id', 'position', 'name', 'name_ar', 'score', 'jump', 'skip'], questionAnswerRows(world));
 
     let p = progress();
-    counts.riders = await copyRows(ctx, 'riders', ['id', 'name', 'company_id', 'country_id'], riderRows(world, riders, p), p);
+    counts.riders = await copyRows(ctx, 'riders', ['id', 'name', 'company_id', 'country_id', 'active_items', 'returned_items'], riderRows(world, riders, p), p);
+    await client.query('ALTER TABLE assignments DISABLE TRIGGER assignments_count_items');
     p = progress();
     counts.assignments = await copyRows(
       ctx, 'assignments',
@@ -885,6 +891,7 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
       checkAnswerRows(world, riders, p), p,
     );
 
+    await client.query('ALTER TABLE assignments ENABLE TRIGGER assignments_count_items');
     await restoreConstraints(ctx, deferred);
     await client.query('COMMIT');
   } catch (err) {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as schema from '../../db/migrations/20261122_001_schema';
+import * as riderItemCounts from '../../db/migrations/20261122_002_rider_item_counts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -7,7 +8,10 @@ interface Migration {
 }
 
 // Migrations are imported, not found on disk, so they run the same from src/ and from dist/.
-const migrations: Array<[string, Migration]> = [['20261122_001_schema', schema]];
+const migrations: Array<[string, Migration]> = [
+  ['20261122_001_schema', schema],
+  ['20261122_002_rider_item_counts', riderItemCounts],
+];
 
 const source: Knex.MigrationSource<[string, Migration]> = {
   getMigrations: async () => migrations,
