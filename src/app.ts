@@ -11,12 +11,14 @@ import { requestId } from './http/request-id';
 
 export interface AppDeps {
   pool: Pool;
+  /** Connections for whole-table answers (see createPool); the query pool when not given. */
+  streamPool?: Pool;
   config: Config;
   log?: Logger;
 }
 
 /** The whole HTTP surface, without listening: tests and the server build it the same way. */
-export function createApp({ pool, config, log = console.error }: AppDeps): Express {
+export function createApp({ pool, streamPool = pool, config, log = console.error }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // flat string values; brackets stay in the name, where validation rejects them
@@ -37,7 +39,7 @@ export function createApp({ pool, config, log = console.error }: AppDeps): Expre
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
 
-  app.use('/v2', createApiRouter({ pool, log }));
+  app.use('/v2', createApiRouter({ pool, streamPool, log }));
 
   app.use((req) => {
     throw new HttpError(404, `Nothing is served at ${req.path}.`);

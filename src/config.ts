@@ -9,7 +9,7 @@ export interface Config {
   databaseUrl?: string;
   embedded: { dir: string; port: number };
   timeZone: string;
-  pool: { max: number; acquireTimeoutMs: number; statementTimeoutMs: number };
+  pool: { max: number; acquireTimeoutMs: number; statementTimeoutMs: number; streamMax: number; streamStatementTimeoutMs: number };
   logRequests: boolean;
   nodeEnv: string;
 }
@@ -60,6 +60,8 @@ export function loadConfig(env: Env = process.env): Config {
       max: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
       acquireTimeoutMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600000),
       statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30000, 0, 86400000),
+      streamMax: integer(env, 'DB_STREAM_POOL_MAX', 10, 1, 1000),
+      streamStatementTimeoutMs: integer(env, 'STREAM_STATEMENT_TIMEOUT_MS', 3600000, 0, 86400000),
     },
     logRequests,
     nodeEnv,

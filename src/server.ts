@@ -13,8 +13,9 @@ async function main(): Promise<void> {
   const log = (message: string) => console.log(message);
   const database: Database = await openDatabase(config, log);
   const pool = createPool(database.url, config);
+  const streamPool = createPool(database.url, config, console.error, 'streams');
   if (!database.embedded) await warnIfNotMigrated(database.url, log);
-  const app = createApp({ pool, config });
+  const app = createApp({ pool, streamPool, config });
 
   const server: Server = app.listen(config.port, config.host, () => {
     const address = server.address();
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
     server.close(async () => {
-      await pool.end().catch(() => undefined);
+      await Promise.all([pool.end(), streamPool.end()]).catch(() => undefined);
       await database.embedded?.stop().catch(() => undefined);
       process.exit(0);
     });

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { poolSettles, testApp, type TestApp } from './support/app';
+import { expectProblem } from './support/expect';
 
 // The demo database: 300 riders, thousands of checks, megabytes of JSON.
 let t: TestApp;
@@ -21,7 +22,7 @@ afterAll(async () => {
 async function activeQueries(): Promise<number> {
   const { rows } = await t.pool.query(
     `SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND application_name = 'rider-equipment-service'
+      WHERE datname = current_database() AND application_name LIKE 'rider-equipment-service%'
         AND state <> 'idle' AND pid <> pg_backend_pid()`,
   );
   return rows[0].n;
@@ -49,7 +50,7 @@ describe('unfiltered answers stream every record', () => {
     const ids = (res.body as Array<{ ID: number }>).map((check) => check.ID);
     expect(ids).toHaveLength(rows[0].n);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
-    await poolSettles(t.pool);
+    await poolSettles(t.streamPool);
   });
 
   it('streams every assignment in assign-list and groups the same records in riders', async () => {
@@ -66,13 +67,41 @@ describe('unfiltered answers stream every record', () => {
       expect(await abortAfterFirstChunk('/v2/patrollerchecks')).toBeGreaterThan(0);
       expect(await abortAfterFirstChunk('/v2/riders')).toBeGreaterThan(0);
     }
-    await poolSettles(t.pool);
+    await poolSettles(t.streamPool);
     const deadline = Date.now() + 5000;
     while ((await activeQueries()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(await activeQueries()).toBe(0);
-    expect(t.pool.totalCount).toBeLessThanOrEqual(t.config.pool.max);
+    expect(t.streamPool.totalCount).toBeLessThanOrEqual(t.config.pool.streamMax);
     // The pool still serves complete answers afterwards.
     const res = await request(base).get('/v2/questioner').expect(200);
     expect(res.body.length).toBeGreaterThan(0);
+  });
+});
+
+describe('statement timeouts', () => {
+  it('gives whole-table answers their own, longer timeout than short queries', async () => {
+    const strict = testApp('demo', { STATEMENT_TIMEOUT_MS: '1', STREAM_STATEMENT_TIMEOUT_MS: '600000' });
+    try {
+      expect((await strict.pool.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('1ms');
+      expect((await strict.streamPool.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('10min');
+      const { rows } = await strict.streamPool.query('SELECT count(*)::int AS n FROM assignments');
+      const res = await request(strict.app).get('/v2/assign-list').expect(200);
+      expect(res.body).toHaveLength(rows[0].n);
+      // A short query past its timeout is cancelled and answered 503, not left to run.
+      const slow = await request(strict.app).get('/v2/rider-equipment-list?per_page=1000');
+      expectProblem(slow, 503);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('answers 503 when a whole-table answer cannot even start within its timeout', async () => {
+    const strict = testApp('demo', { STREAM_STATEMENT_TIMEOUT_MS: '1' });
+    try {
+      expectProblem(await request(strict.app).get('/v2/riders'), 503);
+      await poolSettles(strict.streamPool);
+    } finally {
+      await strict.close();
+    }
   });
 });

@@ -3,15 +3,24 @@ import type { Config } from '../config';
 
 export type Pool = pg.Pool;
 
-// Ids, counts and sums travel as exact text: bigint (20) and numeric (1700) keep pg's string form.
-export function createPool(url: string, config: Config, log: (msg: string) => void = console.error): pg.Pool {
+export const APPLICATION_NAME = 'rider-equipment-service';
+
+/**
+ * 'queries' serves answers made by one short statement. 'streams' serves whole-table answers, whose
+ * one COPY statement may rightly run for minutes: a pool of its own gives it its own, longer
+ * statement timeout, and keeps long downloads from taking every connection the short queries need.
+ * Ids, counts and sums travel as exact text: bigint (20) and numeric (1700) keep pg's string form.
+ */
+export function createPool(url: string, config: Config, log: (msg: string) => void = console.error, purpose: 'queries' | 'streams' = 'queries'): pg.Pool {
+  const streams = purpose === 'streams';
+  const timeout = streams ? config.pool.streamStatementTimeoutMs : config.pool.statementTimeoutMs;
   const pool = new pg.Pool({
     connectionString: url,
-    max: config.pool.max,
+    max: streams ? config.pool.streamMax : config.pool.max,
     connectionTimeoutMillis: config.pool.acquireTimeoutMs,
     idleTimeoutMillis: 30000,
-    statement_timeout: config.pool.statementTimeoutMs || undefined,
-    application_name: 'rider-equipment-service',
+    statement_timeout: timeout || undefined,
+    application_name: streams ? `${APPLICATION_NAME}/streams` : APPLICATION_NAME,
     // Datetimes are written, and date filters read, in the service's zone.
     options: `-c TimeZone=${config.timeZone}`,
   });

@@ -7,6 +7,7 @@ import { databaseUrl, testDatabases } from './databases';
 export interface TestApp {
   app: Express;
   pool: Pool;
+  streamPool: Pool;
   config: Config;
   logs: string[];
   close: () => Promise<void>;
@@ -18,8 +19,9 @@ export function testApp(database: keyof ReturnType<typeof testDatabases> = 'fixt
   const url = databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases()[database]);
   const logs: string[] = [];
   const pool = createPool(url, config, (message) => logs.push(message));
-  const app = createApp({ pool, config, log: (message) => logs.push(message) });
-  return { app, pool, config, logs, close: () => pool.end() };
+  const streamPool = createPool(url, config, (message) => logs.push(message), 'streams');
+  const app = createApp({ pool, streamPool, config, log: (message) => logs.push(message) });
+  return { app, pool, streamPool, config, logs, close: async () => void (await Promise.all([pool.end(), streamPool.end()])) };
 }
 
 /** Waits until every pooled connection is idle again (or fails after `ms`). */

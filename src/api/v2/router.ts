@@ -31,7 +31,7 @@ type Operation = {
   stream: boolean;
 };
 
-export function createApiRouter({ pool, log }: { pool: Pool; log: Logger }): Router {
+export function createApiRouter({ pool, streamPool, log }: { pool: Pool; streamPool: Pool; log: Logger }): Router {
   const router = express.Router();
   router.use((_req, res, next) => {
     res.set('Cache-Control', 'no-store');
@@ -47,7 +47,7 @@ export function createApiRouter({ pool, log }: { pool: Pool; log: Logger }): Rou
       }
       const query = toNative(operation.build(values));
       if (operation.stream) {
-        await streamJsonArray(pool, query, res);
+        await streamJsonArray(streamPool, query, res);
       } else {
         const result = await pool.query({ text: query.text, values: query.values, rowMode: 'array' });
         res.type('application/json').send(result.rows[0][0]);
