@@ -8,6 +8,7 @@ import { createApiRouter } from './api/v2/router';
 import { problemHandler, type Logger } from './api/v2/problem';
 import { HttpError } from './http/errors';
 import { requestId } from './http/request-id';
+import type { TokenCache } from './auth/tokens';
 
 export interface AppDeps {
   pool: Pool;
@@ -15,10 +16,16 @@ export interface AppDeps {
   streamPool?: Pool;
   config: Config;
   log?: Logger;
+  /** The live API tokens; required unless config.auth.enabled is false. */
+  tokens?: TokenCache;
 }
 
 /** The whole HTTP surface, without listening: tests and the server build it the same way. */
-export function createApp({ pool, streamPool = pool, config, log = console.error }: AppDeps): Express {
+export function createApp({ pool, streamPool = pool, config, log = console.error, tokens }: AppDeps): Express {
+  if (config.auth.enabled && !tokens) throw new Error('createApp: authentication is on, so a TokenCache is required');
+  const access = config.auth.enabled && tokens
+    ? { tokens, perMinute: config.auth.perMinute, failuresPerMinute: config.auth.failuresPerMinute }
+    : undefined;
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // flat string values; brackets stay in the name, where validation rejects them
@@ -39,7 +46,7 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
 
-  app.use('/v2', createApiRouter({ pool, streamPool, log }));
+  app.use('/v2', createApiRouter({ pool, streamPool, log, access }));
 
   app.use((req) => {
     throw new HttpError(404, `Nothing is served at ${req.path}.`);

@@ -12,6 +12,7 @@ export interface Config {
   pool: { max: number; acquireTimeoutMs: number; statementTimeoutMs: number; streamMax: number; streamStatementTimeoutMs: number };
   logRequests: boolean;
   nodeEnv: string;
+  auth: { enabled: boolean; refreshMs: number; perMinute: number; failuresPerMinute: number };
 }
 
 export class ConfigError extends Error {}
@@ -25,6 +26,14 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|on|yes)$/i.test(raw)) return true;
+  if (/^(0|false|off|no)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
 }
 
 export function isTimeZone(zone: string): boolean {
@@ -45,7 +54,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
-  const logRequests = env.LOG_REQUESTS ? !/^(0|false|no|off)$/i.test(env.LOG_REQUESTS) : nodeEnv !== 'test';
+  const logRequests = onOff(env, 'LOG_REQUESTS', nodeEnv !== 'test');
 
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -65,5 +74,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     logRequests,
     nodeEnv,
+    auth: {
+      enabled: onOff(env, 'AUTH', true),
+      refreshMs: integer(env, 'AUTH_REFRESH_MS', 5000, 100, 3600000),
+      perMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10000000),
+      failuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 10000000),
+    },
   };
 }

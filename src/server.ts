@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp } from './app';
+import { TokenCache } from './auth/tokens';
 import { ConfigError, loadConfig } from './config';
 import { openDatabase, type Database } from './db/bootstrap';
 import { connectKnex } from './db/knex';
@@ -15,7 +16,14 @@ async function main(): Promise<void> {
   const pool = createPool(database.url, config);
   const streamPool = createPool(database.url, config, console.error, 'streams');
   if (!database.embedded) await warnIfNotMigrated(database.url, log);
-  const app = createApp({ pool, streamPool, config });
+  let tokens: TokenCache | undefined;
+  if (config.auth.enabled) {
+    tokens = new TokenCache(pool, config.auth.refreshMs, log);
+    await tokens.start();
+  } else {
+    console.warn('WARNING: AUTH=off: the API answers anyone who can reach it, without a token. Personal data is exposed.');
+  }
+  const app = createApp({ pool, streamPool, config, tokens });
 
   const server: Server = app.listen(config.port, config.host, () => {
     const address = server.address();
@@ -24,6 +32,10 @@ async function main(): Promise<void> {
     log(`Rider equipment service listening on ${base}`);
     log(`  API:      ${base}/v2/riders   (see README for all seven operations)`);
     if (database.embedded) log(`  Database: embedded PostgreSQL on 127.0.0.1:${database.embedded.port} (data in ${config.embedded.dir})`);
+    if (database.demoToken) {
+      log(`  Demo API token (new at every start): ${database.demoToken}`);
+      log(`    curl -H "Authorization: Bearer ${database.demoToken}" ${base}/v2/questioner`);
+    }
   });
 
   let stopping = false;
@@ -36,6 +48,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
     server.close(async () => {
+      tokens?.stop();
       await Promise.all([pool.end(), streamPool.end()]).catch(() => undefined);
       await database.embedded?.stop().catch(() => undefined);
       process.exit(0);

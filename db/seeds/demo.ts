@@ -755,7 +755,8 @@ async function copyRows(ctx: LoadContext, table: string, columns: readonly strin
     }
     if (buf) yield buf;
   }
-  const stream = ctx.client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FREEZE)`));
+  const freeze = (TRUNCATED as readonly string[]).includes(table) ? ' WITH (FREEZE)' : '';
+  const stream = ctx.client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN${freeze}`));
   await pipeline(Readable.from(chunks()), stream);
   ctx.log(`${table}: ${stream.rowCount} rows in ${seconds(started)}`);
   return stream.rowCount;
@@ -766,6 +767,10 @@ const TABLES = [
   'questions', 'question_answers', 'riders', 'assignments', 'product_returns', 'product_exchanges',
   'patrol_checks', 'patrol_check_items', 'patrol_check_answers',
 ] as const;
+
+// companies is referenced from outside the data (API tokens and supervisors limited to one 3PL), so
+// it cannot be truncated; its six rows are loaded without FREEZE.
+const TRUNCATED = TABLES.filter((table) => table !== 'companies');
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
@@ -846,7 +851,7 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
   await client.query('BEGIN');
   try {
     // The tables are empty (checked above); truncating them here is what allows COPY FREEZE.
-    await client.query(`TRUNCATE ${TABLES.join(', ')}`);
+    await client.query(`TRUNCATE ${TRUNCATED.join(', ')}`);
     const deferred = await deferConstraints(client);
 
     counts.countries = await copyRows(ctx, 'countries', ['id', 'code', 'name'], countryRows(world));

@@ -4,12 +4,29 @@ import { startEmbedded, type EmbeddedServer } from './embedded';
 import { connectKnex } from './knex';
 import { migrateLatest } from './migrate';
 import { DEFAULT_DEMO, seedDemo } from '../../db/seeds/demo';
+import { createToken, revokeToken } from '../auth/tokens';
+
+const DEMO_TOKEN_NAME = 'embedded-demo';
 
 export const EMBEDDED_DATABASE = 'rider_equipment';
 
 export interface Database {
   url: string;
   embedded?: EmbeddedServer;
+  /** The embedded demo's API token, issued anew at each start and printed, so a newcomer is never stuck. */
+  demoToken?: string;
+}
+
+/** Revokes the previous demo token and issues a new one. */
+async function issueDemoToken(url: string): Promise<string> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    await revokeToken(client, DEMO_TOKEN_NAME);
+    return (await createToken(client, { name: DEMO_TOKEN_NAME })).token;
+  } finally {
+    await client.end();
+  }
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<boolean> {
@@ -59,7 +76,8 @@ export async function openDatabase(config: Config, log: (msg: string) => void, o
     await ensureDatabase(embedded.url('postgres'), EMBEDDED_DATABASE);
     const url = embedded.url(EMBEDDED_DATABASE);
     await prepareDemo(url, log, options.demo);
-    return { url, embedded };
+    const demoToken = options.demo && config.auth.enabled ? await issueDemoToken(url) : undefined;
+    return { url, embedded, demoToken };
   } catch (error) {
     await embedded.stop();
     throw error;

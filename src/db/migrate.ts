@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as schema from '../../db/migrations/20261122_001_schema';
 import * as riderItemCounts from '../../db/migrations/20261122_002_rider_item_counts';
+import * as access from '../../db/migrations/20261122_003_access';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -11,6 +12,7 @@ interface Migration {
 const migrations: Array<[string, Migration]> = [
   ['20261122_001_schema', schema],
   ['20261122_002_rider_item_counts', riderItemCounts],
+  ['20261122_003_access', access],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

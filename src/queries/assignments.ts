@@ -1,5 +1,6 @@
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
+import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, type ParamValues } from '../filters/define';
 import { assignMethod, datetime, jsonColumn } from './sql-fragments';
 
@@ -20,7 +21,7 @@ export const riderParams = defineParams({
   user_id: { type: 'bigint', aliasOf: 'rider_id', label: 'Rider ID', description: 'Another name for rider_id; give only one of them.' },
 });
 
-export type Filters = ParamValues<typeof params>;
+export type Filters = ParamValues<typeof params> & Scope;
 
 /** Assignments matching the filters with rider, 3PL, product, variation and assigning user joined. */
 export function filtered(values: Filters) {
@@ -30,7 +31,7 @@ export function filtered(values: Filters) {
     .join('products as p', 'p.id', 'a.product_id')
     .join('product_variations as v', 'v.id', 'a.variation_id')
     .join('app_users as u', 'u.id', 'a.assigned_by');
-  return applyFilters(builder, params, values);
+  return applyScope(applyFilters(builder, params, values), values);
 }
 
 /** The contract's Assignment object, ordered by assign date then id. */

@@ -1,5 +1,6 @@
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
+import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, type ParamValues } from '../filters/define';
 import { datetime, dayFirst, jsonColumn } from './sql-fragments';
 
@@ -13,14 +14,14 @@ export const params = defineParams({
   sticker_validation: { type: 'boolean', column: 'pc.sticker_valid', label: 'Sticker valid', description: 'Sticker validation passed (1) or failed (0).' },
 });
 
-export type Filters = ParamValues<typeof params>;
+export type Filters = ParamValues<typeof params> & Scope;
 
 /** Patrol checks matching the filters, with their rider and 3PL joined; no columns chosen yet. */
 export function filtered(values: Filters) {
   const builder = sql('patrol_checks as pc')
     .join('riders as r', 'r.id', 'pc.rider_id')
     .join('companies as c', 'c.id', 'r.company_id');
-  return applyFilters(builder, params, values);
+  return applyScope(applyFilters(builder, params, values), values);
 }
 
 const reportedItems = `COALESCE((

@@ -1,5 +1,6 @@
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
+import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, type ParamValues } from '../filters/define';
 import { datetime, jsonColumn } from './sql-fragments';
 
@@ -18,7 +19,7 @@ export const params = defineParams({
   replacement_type: { type: 'enum', values: REPLACEMENT_TYPES, column: 'e.replacement_type', label: 'Replacement type', description: 'Lost, Accident or Exchange, exactly as written.' },
 });
 
-export type Filters = ParamValues<typeof params>;
+export type Filters = ParamValues<typeof params> & Scope;
 
 export function filtered(values: Filters) {
   const builder = sql('product_exchanges as e')
@@ -30,7 +31,7 @@ export function filtered(values: Filters) {
     .join('product_variations as ov', 'ov.id', 'oa.variation_id')
     .join('products as np', 'np.id', 'na.product_id')
     .join('product_variations as nv', 'nv.id', 'na.variation_id');
-  return applyFilters(builder, params, values);
+  return applyScope(applyFilters(builder, params, values), values);
 }
 
 /** The contract's Product exchange object, ordered by exchange date then id. */

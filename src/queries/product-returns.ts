@@ -1,5 +1,6 @@
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
+import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, type ParamValues } from '../filters/define';
 import { datetime, jsonColumn } from './sql-fragments';
 
@@ -13,7 +14,7 @@ export const params = defineParams({
   return_condition: { type: 'text', column: 'pr.condition', label: 'Condition', description: 'Only returns in this condition (exact, case-sensitive).' },
 });
 
-export type Filters = ParamValues<typeof params>;
+export type Filters = ParamValues<typeof params> & Scope;
 
 export function filtered(values: Filters) {
   const builder = sql('product_returns as pr')
@@ -22,7 +23,7 @@ export function filtered(values: Filters) {
     .join('companies as c', 'c.id', 'r.company_id')
     .join('products as p', 'p.id', 'a.product_id')
     .join('product_variations as v', 'v.id', 'a.variation_id');
-  return applyFilters(builder, params, values);
+  return applyScope(applyFilters(builder, params, values), values);
 }
 
 /** The contract's Product return object, ordered by return date then id. */

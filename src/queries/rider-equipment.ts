@@ -1,5 +1,6 @@
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
+import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, type ParamValues } from '../filters/define';
 import { datetime } from './sql-fragments';
 
@@ -11,7 +12,7 @@ export const params = defineParams({
   per_page: { type: 'integer', min: 1, max: 1000, default: 100, label: 'Per page', description: 'Riders per page, 1 to 1000.' },
 });
 
-export type Filters = ParamValues<typeof params>;
+export type Filters = ParamValues<typeof params> & Scope;
 
 /** The assignments of rider `r` that the filters keep. */
 function assignmentsOf(values: Filters) {
@@ -31,7 +32,7 @@ export function filtered(values: Filters) {
   if (values.active === true) builder.whereRaw('r.active_items > 0');
   else if (values.active === false) builder.whereRaw('r.returned_items > 0');
   else builder.whereRaw('(r.active_items > 0 OR r.returned_items > 0)');
-  return applyFilters(builder, params, values, ['rider_id', '3pl_name']);
+  return applyScope(applyFilters(builder, params, values, ['rider_id', '3pl_name']), values);
 }
 
 const productEntry = `json_build_object(

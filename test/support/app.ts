@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
+import { TokenCache } from '../../src/auth/tokens';
 import { loadConfig, type Config } from '../../src/config';
 import { createPool, type Pool } from '../../src/db/pool';
 import { databaseUrl, testDatabases } from './databases';
@@ -10,18 +11,41 @@ export interface TestApp {
   streamPool: Pool;
   config: Config;
   logs: string[];
+  tokens?: TokenCache;
   close: () => Promise<void>;
 }
 
-/** The real app on a real pool over one of the run's test databases. */
-export function testApp(database: keyof ReturnType<typeof testDatabases> = 'fixture', env: Record<string, string> = {}): TestApp {
-  const config = loadConfig({ NODE_ENV: 'test', ...env });
+type Database = keyof ReturnType<typeof testDatabases>;
+
+function build(database: Database, env: Record<string, string>, tokens?: (pool: Pool, config: Config, log: (m: string) => void) => TokenCache): TestApp {
+  const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off', ...env });
   const url = databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases()[database]);
   const logs: string[] = [];
-  const pool = createPool(url, config, (message) => logs.push(message));
-  const streamPool = createPool(url, config, (message) => logs.push(message), 'streams');
-  const app = createApp({ pool, streamPool, config, log: (message) => logs.push(message) });
-  return { app, pool, streamPool, config, logs, close: async () => void (await Promise.all([pool.end(), streamPool.end()])) };
+  const log = (message: string) => logs.push(message);
+  const pool = createPool(url, config, log);
+  const streamPool = createPool(url, config, log, 'streams');
+  const cache = tokens?.(pool, config, log);
+  const app = createApp({ pool, streamPool, config, log, tokens: cache });
+  const close = async () => {
+    cache?.stop();
+    await Promise.all([pool.end(), streamPool.end()]);
+  };
+  return { app, pool, streamPool, config, logs, tokens: cache, close };
+}
+
+/**
+ * The real app on real pools over one of the run's test databases. Authentication is off unless
+ * `env` turns it on (AUTH: 'on'); tests of access control use testAppWithAuth.
+ */
+export function testApp(database: Database = 'fixture', env: Record<string, string> = {}): TestApp {
+  return build(database, env);
+}
+
+/** The app with API tokens required, its token cache loaded. */
+export async function testAppWithAuth(database: Database = 'fixture', env: Record<string, string> = {}): Promise<TestApp> {
+  const t = build(database, { AUTH: 'on', ...env }, (pool, config, log) => new TokenCache(pool, config.auth.refreshMs, log));
+  await t.tokens!.start();
+  return t;
 }
 
 /** Waits until every pooled connection is idle again (or fails after `ms`). */

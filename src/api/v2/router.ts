@@ -11,6 +11,8 @@ import * as productExchanges from '../../queries/product-exchanges';
 import * as productReturns from '../../queries/product-returns';
 import * as questions from '../../queries/questions';
 import * as riderEquipment from '../../queries/rider-equipment';
+import { failureRateLimit, requireBearer, tokenRateLimit } from '../../auth/bearer';
+import type { TokenAccess, TokenCache } from '../../auth/tokens';
 import { problemHandler, type Logger } from './problem';
 import { streamJsonArray } from './stream-json';
 
@@ -31,16 +33,29 @@ type Operation = {
   stream: boolean;
 };
 
-export function createApiRouter({ pool, streamPool, log }: { pool: Pool; streamPool: Pool; log: Logger }): Router {
+export interface ApiAccess {
+  tokens: TokenCache;
+  perMinute: number;
+  failuresPerMinute: number;
+}
+
+/** Without `access`, the API is open: the service only allows that when told to (AUTH=off). */
+export function createApiRouter({ pool, streamPool, log, access }: { pool: Pool; streamPool: Pool; log: Logger; access?: ApiAccess }): Router {
   const router = express.Router();
   router.use((_req, res, next) => {
     res.set('Cache-Control', 'no-store');
     next();
   });
 
+  if (access) {
+    router.use(failureRateLimit(access.failuresPerMinute), requireBearer(access.tokens), tokenRateLimit(access.perMinute));
+  }
+
   for (const [path, operation] of Object.entries(operations) as Array<[string, Operation]>) {
     router.get(path, async (req: Request, res: Response) => {
-      const values = await operation.validate(req.query as Record<string, unknown>);
+      const validated = await operation.validate(req.query as Record<string, unknown>);
+      // A token limited to one 3PL sees only that company's riders, whatever the filters say.
+      const values = { ...validated, company_id: (res.locals.access as TokenAccess | undefined)?.companyId ?? undefined };
       if (req.method === 'HEAD') {
         res.status(200).type('application/json').end();
         return;

@@ -1,0 +1,53 @@
+// npm run token -- create --name NAME [--3pl COMPANY] [--expires-days N]
+// npm run token -- revoke NAME_OR_ID
+// npm run token -- list
+// Works on DATABASE_URL, or on the embedded server when it is not set.
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { loadConfig } from '../config';
+import { openDatabase } from '../db/bootstrap';
+import { createToken, listTokens, revokeToken } from '../auth/tokens';
+
+const usage = `usage:
+  npm run token -- create --name NAME [--3pl COMPANY] [--expires-days N]
+  npm run token -- revoke NAME_OR_ID
+  npm run token -- list`;
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { name: { type: 'string' }, '3pl': { type: 'string' }, 'expires-days': { type: 'string' } },
+  });
+  const [command, target] = positionals;
+  if (!['create', 'revoke', 'list'].includes(command)) throw new Error(usage);
+  if (command === 'create' && !values.name) throw new Error(`create needs --name\n${usage}`);
+  if (command === 'revoke' && !target) throw new Error(`revoke needs a token name or id\n${usage}`);
+  const days = values['expires-days'];
+  if (days !== undefined && (!/^\d+$/.test(days) || Number(days) < 1)) throw new Error('--expires-days must be a whole number of at least 1');
+
+  const config = loadConfig();
+  const database = await openDatabase(config, () => undefined, { demo: false });
+  const client = new pg.Client(database.url);
+  await client.connect();
+  try {
+    if (command === 'create') {
+      const { id, token } = await createToken(client, { name: values.name!, company: values['3pl'], expiresInDays: days ? Number(days) : undefined });
+      console.log(`Token ${id} "${values.name}"${values['3pl'] ? ` for 3PL "${values['3pl']}"` : ''}. It is shown this once; keep it secret:`);
+      console.log(token);
+    } else if (command === 'revoke') {
+      const revoked = await revokeToken(client, target);
+      console.log(revoked ? `Revoked ${revoked} token(s) named or numbered "${target}".` : `No live token is named or numbered "${target}".`);
+      if (!revoked) process.exitCode = 1;
+    } else {
+      console.table(await listTokens(client));
+    }
+  } finally {
+    await client.end();
+    await database.embedded?.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
