@@ -6,6 +6,7 @@ import type { Config } from './config';
 import type { Pool } from './db/pool';
 import { createApiRouter } from './api/v2/router';
 import { problemHandler, type Logger } from './api/v2/problem';
+import { createDocsRouter } from './docs/router';
 import { HttpError } from './http/errors';
 import { requestId } from './http/request-id';
 import type { TokenCache } from './auth/tokens';
@@ -47,6 +48,7 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
   });
 
   app.use('/v2', createApiRouter({ pool, streamPool, log, access }));
+  app.use('/docs', createDocsRouter());
 
   app.use((req) => {
     throw new HttpError(404, `Nothing is served at ${req.path}.`);

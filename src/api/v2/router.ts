@@ -13,6 +13,7 @@ import * as questions from '../../queries/questions';
 import * as riderEquipment from '../../queries/rider-equipment';
 import { failureRateLimit, requireBearer, tokenRateLimit } from '../../auth/bearer';
 import type { TokenAccess, TokenCache } from '../../auth/tokens';
+import { buildOpenApiDocument } from './openapi';
 import { problemHandler, type Logger } from './problem';
 import { streamJsonArray } from './stream-json';
 
@@ -45,6 +46,11 @@ export function createApiRouter({ pool, streamPool, log, access }: { pool: Pool;
   router.use((_req, res, next) => {
     res.set('Cache-Control', 'no-store');
     next();
+  });
+
+  const openApiDocument = buildOpenApiDocument(operations, { auth: Boolean(access) }); // built once: it changes only with the code
+  router.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
   });
 
   if (access) {
