@@ -8,6 +8,7 @@ import { createApiRouter } from './api/v2/router';
 import { problemHandler, type Logger } from './api/v2/problem';
 import { createDocsRouter } from './docs/router';
 import { HttpError } from './http/errors';
+import { createMetrics } from './http/metrics';
 import { requestId } from './http/request-id';
 import type { TokenCache } from './auth/tokens';
 
@@ -32,6 +33,8 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
   app.set('query parser', 'simple'); // flat string values; brackets stay in the name, where validation rejects them
 
   app.use(requestId);
+  const metrics = createMetrics({ queries: pool, streams: streamPool }, config.metricsToken);
+  app.use(metrics.track);
   if (config.logRequests) {
     morgan.token('id', (_req, res) => (res as express.Response).locals.requestId);
     app.use(morgan(':remote-addr [:date[iso]] ":method :url" :status :res[content-length] :response-time ms id=:id'));
@@ -42,6 +45,7 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
   app.get('/health/live', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
+  app.get('/metrics', metrics.serve);
   app.get('/health/ready', async (_req, res) => {
     await pool.query('SELECT 1');
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });

@@ -13,6 +13,10 @@ export interface Config {
   logRequests: boolean;
   nodeEnv: string;
   auth: { enabled: boolean; refreshMs: number; perMinute: number; failuresPerMinute: number };
+  /** Bearer token that opens /metrics from other machines; without it, /metrics answers loopback only. */
+  metricsToken?: string;
+  /** How long SIGTERM waits for requests in flight before the process exits anyway. */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -74,6 +78,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     logRequests,
     nodeEnv,
+    metricsToken: env.METRICS_TOKEN || undefined,
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10000, 0, 3600000),
     auth: {
       enabled: onOff(env, 'AUTH', true),
       refreshMs: integer(env, 'AUTH_REFRESH_MS', 5000, 100, 3600000),

@@ -7,8 +7,6 @@ import { connectKnex } from './db/knex';
 import { pendingMigrations } from './db/migrate';
 import { createPool } from './db/pool';
 
-const SHUTDOWN_GRACE_MS = 10000;
-
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = (message: string) => console.log(message);
@@ -44,15 +42,17 @@ async function main(): Promise<void> {
     stopping = true;
     log(`${signal}: finishing requests in flight, then stopping`);
     setTimeout(() => {
-      console.error('Requests did not finish in time; exiting anyway');
+      console.error(`Requests did not finish within ${config.shutdownTimeoutMs} ms; exiting anyway`);
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
+    }, config.shutdownTimeoutMs).unref();
     server.close(async () => {
       tokens?.stop();
       await Promise.all([pool.end(), streamPool.end()]).catch(() => undefined);
       await database.embedded?.stop().catch(() => undefined);
       process.exit(0);
     });
+    // A keep-alive connection whose last answer has just ended would otherwise hold close() open.
+    setInterval(() => server.closeIdleConnections(), 200).unref();
     server.closeIdleConnections();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

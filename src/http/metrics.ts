@@ -1,0 +1,71 @@
+import crypto from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import client from 'prom-client';
+import type { Pool } from '../db/pool';
+import { HttpError } from './errors';
+
+export interface Metrics {
+  /** Counts and times every request, labelled by its route pattern (never by its raw path). */
+  track: RequestHandler;
+  /** GET /metrics in the Prometheus text format, for loopback or the METRICS_TOKEN bearer only. */
+  serve: RequestHandler;
+}
+
+function routeOf(req: Request): string {
+  return req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
+}
+
+export function createMetrics(pools: Record<string, Pool>, metricsToken?: string): Metrics {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new client.Counter({ name: 'http_requests_total', help: 'Requests answered.', labelNames, registers: [registry] });
+  const durations = new client.Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from request to the end of the answer.',
+    labelNames,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
+    registers: [registry],
+  });
+  new client.Gauge({
+    name: 'db_pool_connections',
+    help: 'Pooled database connections by pool and state.',
+    labelNames: ['pool', 'state'],
+    registers: [registry],
+    collect() {
+      for (const [name, pool] of Object.entries(pools)) {
+        this.set({ pool: name, state: 'total' }, pool.totalCount);
+        this.set({ pool: name, state: 'idle' }, pool.idleCount);
+        this.set({ pool: name, state: 'waiting' }, pool.waitingCount);
+      }
+    },
+  });
+
+  const track: RequestHandler = (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.once('close', () => {
+      const labels = { method: req.method, route: routeOf(req), status: String(res.statusCode) };
+      requests.inc(labels);
+      durations.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  };
+
+  const expected = metricsToken ? crypto.createHash('sha256').update(metricsToken).digest() : undefined;
+  const serve: RequestHandler = async (req, res) => {
+    if (expected) {
+      const given = /^Bearer +(\S+)$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
+      const hash = crypto.createHash('sha256').update(given).digest();
+      if (!crypto.timingSafeEqual(hash, expected)) throw new HttpError(404, `Nothing is served at ${req.path}.`);
+    } else if (!isLoopback(req.socket.remoteAddress)) {
+      // Not public: without a token, only a scraper on this machine may read it; to others it does not exist.
+      throw new HttpError(404, `Nothing is served at ${req.path}.`);
+    }
+    res.set('Cache-Control', 'no-store').type(registry.contentType).send(await registry.metrics());
+  };
+  return { track, serve };
+}
