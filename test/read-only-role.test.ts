@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import request from 'supertest';
+import { createApp } from '../src/app';
+import { TokenCache, createToken } from '../src/auth/tokens';
+import { loadConfig } from '../src/config';
+import { createPool } from '../src/db/pool';
+import { databaseUrl, testDatabases } from './support/databases';
+
+// The README's roles: the service connects as a role that may only read the data.
+const role = `rider_equipment_app_${process.env.TEST_RUN_ID}`;
+const fixtureUrl = () => databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().fixture);
+let owner: pg.Client;
+
+beforeAll(async () => {
+  owner = new pg.Client(fixtureUrl());
+  await owner.connect();
+  await owner.query(`DROP ROLE IF EXISTS ${role}`);
+  await owner.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app-secret'`);
+  const grants = fs.readFileSync(path.join(__dirname, '../db/roles/grants.sql'), 'utf8').replaceAll('rider_equipment_app', role);
+  await owner.query(grants);
+});
+
+afterAll(async () => {
+  await owner.query(`DROP OWNED BY ${role}`);
+  await owner.query(`DROP ROLE ${role}`);
+  await owner.end();
+});
+
+describe('the service as a read-only database role', () => {
+  it('answers every operation, checks tokens and records their use, and cannot change the data', async () => {
+    const url = new URL(fixtureUrl());
+    url.username = role;
+    url.password = 'app-secret';
+    const config = loadConfig({ NODE_ENV: 'test', AUTH: 'on' });
+    const logs: string[] = [];
+    const pool = createPool(url.toString(), config, (m) => logs.push(m));
+    const streamPool = createPool(url.toString(), config, (m) => logs.push(m), 'streams');
+    const tokens = new TokenCache(pool, 60000, (m) => logs.push(m));
+    try {
+      const { token } = await createToken(owner, { name: `read-only-role-${process.env.TEST_RUN_ID}` });
+      await tokens.start();
+      const app = createApp({ pool, streamPool, config, tokens, log: (m) => logs.push(m) });
+      for (const path of ['/patrollerchecks', '/questioner', '/riders', '/assign-list', '/product-exchanges', '/product-returns', '/rider-equipment-list']) {
+        const res = await request(app).get(`/v2${path}`).set('Authorization', `Bearer ${token}`);
+        expect([path, res.status]).toEqual([path, 200]);
+      }
+      await tokens.refresh(); // writes last_used_at: allowed
+      expect(logs).toEqual([]);
+      await expect(pool.query("UPDATE riders SET name = 'x' WHERE id = 101")).rejects.toThrow(/permission denied/);
+      await expect(pool.query('DELETE FROM patrol_checks')).rejects.toThrow(/permission denied/);
+      await expect(pool.query("UPDATE access.api_tokens SET revoked_at = NULL")).rejects.toThrow(/permission denied/);
+    } finally {
+      tokens.stop();
+      await Promise.all([pool.end(), streamPool.end()]);
+    }
+  });
+});
