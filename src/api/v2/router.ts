@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
 import { toNative } from '../../db/knex';
@@ -17,14 +18,18 @@ import { buildOpenApiDocument } from './openapi';
 import { problemHandler, type Logger } from './problem';
 import { streamJsonArray } from './stream-json';
 
-/** The seven operations: path, accepted parameters, and the builder of their wire rows. */
+/**
+ * The seven operations: path, accepted parameters, the builder of their wire rows, and whether the
+ * answer streams. `boundedBy` names the filter that keeps an answer small (one rider's records, one
+ * country's questions): such answers are read at once through a prepared statement instead.
+ */
 export const operations = {
-  '/patrollerchecks': { validate: queryValidator(patrolChecks.params), build: patrolChecks.wire, stream: true },
-  '/questioner': { validate: queryValidator(questions.params), build: questions.wire, stream: true },
-  '/riders': { validate: queryValidator(assignments.riderParams), build: assignments.wireByRider, stream: true },
-  '/assign-list': { validate: queryValidator(assignments.params), build: assignments.wire, stream: true },
-  '/product-exchanges': { validate: queryValidator(productExchanges.params), build: productExchanges.wire, stream: true },
-  '/product-returns': { validate: queryValidator(productReturns.params), build: productReturns.wire, stream: true },
+  '/patrollerchecks': { validate: queryValidator(patrolChecks.params), build: patrolChecks.wire, stream: true, boundedBy: 'rider_id' },
+  '/questioner': { validate: queryValidator(questions.params), build: questions.wire, stream: true, boundedBy: 'country_id' },
+  '/riders': { validate: queryValidator(assignments.riderParams), build: assignments.wireByRider, stream: true, boundedBy: 'rider_id' },
+  '/assign-list': { validate: queryValidator(assignments.params), build: assignments.wire, stream: true, boundedBy: 'rider_id' },
+  '/product-exchanges': { validate: queryValidator(productExchanges.params), build: productExchanges.wire, stream: true, boundedBy: 'rider_id' },
+  '/product-returns': { validate: queryValidator(productReturns.params), build: productReturns.wire, stream: true, boundedBy: 'rider_id' },
   '/rider-equipment-list': { validate: queryValidator(riderEquipment.params), build: riderEquipment.wirePage, stream: false },
 } as const;
 
@@ -32,7 +37,20 @@ type Operation = {
   validate: QueryValidator<Params>;
   build: (values: ParamValues<Params>) => Knex.QueryBuilder | Knex.Raw;
   stream: boolean;
+  boundedBy?: string;
 };
+
+// One prepared statement per distinct SQL text (a resource and the set of filters given): PostgreSQL
+// parses it once per connection and, after a few runs, reuses a generic plan instead of planning again.
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `v2_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
 
 export interface ApiAccess {
   tokens: TokenCache;
@@ -67,12 +85,13 @@ export function createApiRouter({ pool, streamPool, log, access }: { pool: Pool;
         return;
       }
       const query = toNative(operation.build(values));
-      if (operation.stream) {
+      if (operation.stream && !(operation.boundedBy && (validated as Record<string, unknown>)[operation.boundedBy] !== undefined)) {
         await streamJsonArray(streamPool, query, res);
-      } else {
-        const result = await pool.query({ text: query.text, values: query.values, rowMode: 'array' });
-        res.type('application/json').send(result.rows[0][0]);
+        return;
       }
+      const result = await pool.query({ name: statementName(query.text), text: query.text, values: query.values, rowMode: 'array' });
+      const rows = result.rows as Array<[string]>;
+      res.type('application/json').send(operation.stream ? `[${rows.map((row) => row[0]).join(',')}]` : rows[0][0]);
     });
     router.all(path, (req) => {
       throw new HttpError(405, `${req.method} is not allowed here; use GET or HEAD.`, { headers: { Allow: 'GET, HEAD' } });
