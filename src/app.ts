@@ -1,16 +1,20 @@
+import path from 'node:path';
 import compression from 'compression';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import morgan from 'morgan';
 import type { Config } from './config';
 import type { Pool } from './db/pool';
+import { createAdminRouter } from './admin/router';
 import { createApiRouter } from './api/v2/router';
 import { problemHandler, type Logger } from './api/v2/problem';
 import { createDocsRouter } from './docs/router';
 import { HttpError } from './http/errors';
+import { createSignIn } from './auth/sign-in';
 import { createMetrics } from './http/metrics';
 import { requestId } from './http/request-id';
 import type { TokenCache } from './auth/tokens';
+import { projectRoot } from './paths';
 
 export interface AppDeps {
   pool: Pool;
@@ -30,6 +34,7 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
     : undefined;
   const app = express();
   app.disable('x-powered-by');
+  if (config.trustProxy) app.set('trust proxy', 1);
   app.set('query parser', 'simple'); // flat string values; brackets stay in the name, where validation rejects them
 
   app.use(requestId);
@@ -53,6 +58,14 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
 
   app.use('/v2', createApiRouter({ pool, streamPool, log, access }));
   app.use('/docs', createDocsRouter());
+  // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.
+  app.use('/admin/assets', express.static(path.join(projectRoot, 'public/admin'), { index: false, maxAge: '1h' }));
+  if (access) {
+    // Supervisors sign in; an API token does not open these pages, nor a session the API.
+    const signIn = createSignIn({ pool, config, log });
+    app.use('/admin', signIn.sessions, signIn.router, signIn.requireSupervisor);
+  }
+  app.use('/admin', createAdminRouter({ pool, streamPool, log }));
 
   app.use((req) => {
     throw new HttpError(404, `Nothing is served at ${req.path}.`);

@@ -12,7 +12,10 @@ export interface Config {
   pool: { max: number; acquireTimeoutMs: number; statementTimeoutMs: number; streamMax: number; streamStatementTimeoutMs: number };
   logRequests: boolean;
   nodeEnv: string;
-  auth: { enabled: boolean; refreshMs: number; perMinute: number; failuresPerMinute: number };
+  auth: { enabled: boolean; refreshMs: number; perMinute: number; failuresPerMinute: number; signInFailures: number };
+  sessions: { idleMinutes: number; maxHours: number; secret?: string };
+  /** Trust X-Forwarded-* from a proxy in front (TLS ends there): makes session cookies Secure. */
+  trustProxy: boolean;
   /** Bearer token that opens /metrics from other machines; without it, /metrics answers loopback only. */
   metricsToken?: string;
   /** How long SIGTERM waits for requests in flight before the process exits anyway. */
@@ -85,6 +88,13 @@ export function loadConfig(env: Env = process.env): Config {
       refreshMs: integer(env, 'AUTH_REFRESH_MS', 5000, 100, 3600000),
       perMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10000000),
       failuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 10000000),
+      signInFailures: integer(env, 'SIGN_IN_FAILURES_PER_15_MINUTES', 10, 1, 10000),
     },
+    sessions: {
+      idleMinutes: integer(env, 'SESSION_IDLE_MINUTES', 30, 1, 10080),
+      maxHours: integer(env, 'SESSION_MAX_HOURS', 12, 1, 720),
+      secret: env.SESSION_SECRET || undefined,
+    },
+    trustProxy: onOff(env, 'TRUST_PROXY', false),
   };
 }

@@ -18,6 +18,9 @@ async function main(): Promise<void> {
   if (config.auth.enabled) {
     tokens = new TokenCache(pool, config.auth.refreshMs, log);
     await tokens.start();
+    if (!config.sessions.secret && !database.embedded) {
+      console.warn('Note: SESSION_SECRET is not set, so supervisors are signed out whenever the service restarts.');
+    }
   } else {
     console.warn('WARNING: AUTH=off: the API answers anyone who can reach it, without a token. Personal data is exposed.');
   }
@@ -28,8 +31,12 @@ async function main(): Promise<void> {
     const port = typeof address === 'object' && address ? address.port : config.port;
     const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
     log(`Rider equipment service listening on ${base}`);
-    log(`  API:      ${base}/v2/riders   (see README for all seven operations)`);
+    log(`  Admin:    ${base}/admin`);
+    log(`  API:      ${base}/v2   (reference: ${base}/docs)`);
     if (database.embedded) log(`  Database: embedded PostgreSQL on 127.0.0.1:${database.embedded.port} (data in ${config.embedded.dir})`);
+    if (database.demoSupervisor) {
+      log(`  Demo sign-in for /admin (new password at every start): ${database.demoSupervisor.username} / ${database.demoSupervisor.password}`);
+    }
     if (database.demoToken) {
       log(`  Demo API token (new at every start): ${database.demoToken}`);
       log(`    curl -H "Authorization: Bearer ${database.demoToken}" ${base}/v2/questioner`);

@@ -4,6 +4,8 @@ import { startEmbedded, type EmbeddedServer } from './embedded';
 import { connectKnex } from './knex';
 import { migrateLatest } from './migrate';
 import { DEFAULT_DEMO, seedDemo } from '../../db/seeds/demo';
+import crypto from 'node:crypto';
+import { createSupervisor } from '../auth/supervisors';
 import { createToken, revokeToken } from '../auth/tokens';
 
 const DEMO_TOKEN_NAME = 'embedded-demo';
@@ -15,6 +17,21 @@ export interface Database {
   embedded?: EmbeddedServer;
   /** The embedded demo's API token, issued anew at each start and printed, so a newcomer is never stuck. */
   demoToken?: string;
+  /** The embedded demo's supervisor sign-in, with a password made anew at each start. */
+  demoSupervisor?: { username: string; password: string };
+}
+
+/** Sets a fresh password on the demo supervisor (creating it the first time). */
+async function issueDemoSupervisor(url: string): Promise<{ username: string; password: string }> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    const password = crypto.randomBytes(12).toString('base64url');
+    await createSupervisor(client, { username: 'demo', password });
+    return { username: 'demo', password };
+  } finally {
+    await client.end();
+  }
 }
 
 /** Revokes the previous demo token and issues a new one. */
@@ -76,8 +93,10 @@ export async function openDatabase(config: Config, log: (msg: string) => void, o
     await ensureDatabase(embedded.url('postgres'), EMBEDDED_DATABASE);
     const url = embedded.url(EMBEDDED_DATABASE);
     await prepareDemo(url, log, options.demo);
-    const demoToken = options.demo && config.auth.enabled ? await issueDemoToken(url) : undefined;
-    return { url, embedded, demoToken };
+    const demo = options.demo && config.auth.enabled;
+    const demoToken = demo ? await issueDemoToken(url) : undefined;
+    const demoSupervisor = demo ? await issueDemoSupervisor(url) : undefined;
+    return { url, embedded, demoToken, demoSupervisor };
   } catch (error) {
     await embedded.stop();
     throw error;

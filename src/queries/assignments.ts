@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
@@ -67,4 +68,66 @@ export function wireByRider(values: Filters) {
         'Returned at', ${datetime('a.deleted_at')}) ORDER BY a.assigned_at, a.id))`))
     .groupBy('r.id', 'c.name')
     .orderBy('r.id');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin pages: the API's filters plus "held now or returned", the list columns, a sort allow-list,
+// and the home page's figures on equipment still held.
+
+export const adminParams = defineParams({
+  ...params,
+  active: { type: 'boolean', column: 'a.deleted_at', op: 'isNull', label: 'Held now', description: '1: only assignments still held; 0: only returned ones.' },
+});
+
+export type AdminFilters = ParamValues<typeof adminParams> & Scope;
+
+export function adminFiltered(values: AdminFilters) {
+  return applyFilters(filtered(values), adminParams, values, ['active']);
+}
+
+/** Columns the list may be sorted by, by their URL name; a.id breaks ties. */
+export const adminSorts = {
+  assigned_at: { column: 'a.assigned_at' },
+  rider_id: { column: 'a.rider_id' },
+  '3pl': { column: 'c.name' },
+  product: { column: 'p.name' },
+  returned_at: { column: 'a.deleted_at', nullsLast: true },
+};
+export const adminTieBreak = 'a.id';
+
+/** The list's columns, added to a builder from adminFiltered(). */
+export function adminColumns(builder: Knex.QueryBuilder) {
+  return builder.select(
+    'a.id',
+    sql.raw(`${datetime('a.assigned_at')} AS assigned_at`),
+    'a.rider_id',
+    'r.name as rider_name',
+    'c.name as company',
+    'a.product_id',
+    'p.name as product_name',
+    'a.variation_id',
+    'v.name as variation_name',
+    sql.raw(`${assignMethod('a.assign_method')} AS assign_method`),
+    'a.assign_type',
+    'u.name as assigned_by',
+    sql.raw(`${datetime('a.deleted_at')} AS returned_at`),
+  );
+}
+
+/** Riders holding at least one item, items held, and all riders. */
+export function holdingTotals(scope: Scope = {}) {
+  const riders = applyScope(sql('riders as r').count('*'), scope);
+  return adminFiltered({ ...scope, active: true }).select(
+    sql.raw('count(DISTINCT a.rider_id) AS riders_holding'),
+    sql.raw('count(*) AS items_held'),
+    sql.raw('(?) AS riders', [riders]),
+  );
+}
+
+/** Items still held, per product, most first. */
+export function heldByProduct(scope: Scope = {}) {
+  return adminFiltered({ ...scope, active: true })
+    .groupBy('a.product_id', 'p.name')
+    .select('a.product_id', 'p.name as product_name', sql.raw('count(*) AS items'))
+    .orderByRaw('count(*) DESC, p.name');
 }

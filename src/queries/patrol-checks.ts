@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
@@ -72,4 +73,90 @@ export function wire(values: Filters) {
       'Sticker_validation', pc.sticker_valid::int,
       'Fake_ID_note', json_build_object('note', pc.fake_id_note, 'images', to_json(pc.fake_id_images)))`))
     .orderBy('pc.id');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin pages: the API's filters plus the rider's 3PL, the list columns, a sort allow-list, one
+// check in full, and the home page's figures. All built on filtered(), so the rules stay one.
+
+export const adminParams = defineParams({
+  ...params,
+  '3pl': { type: 'text', column: 'c.name', label: '3PL', description: 'Only checks of riders of this 3PL company (exact, case-sensitive).' },
+});
+
+export type AdminFilters = ParamValues<typeof adminParams> & Scope;
+
+export function adminFiltered(values: AdminFilters) {
+  return applyFilters(filtered(values), adminParams, values, ['3pl']);
+}
+
+/** Columns the list may be sorted by, by their URL name; pc.id breaks ties. */
+export const adminSorts = {
+  checked_at: { column: 'pc.checked_at' },
+  id: { column: 'pc.id' },
+  rider_id: { column: 'pc.rider_id' },
+  '3pl': { column: 'c.name' },
+  tpatroller_id: { column: 'pc.patroller_id' },
+};
+export const adminTieBreak = 'pc.id';
+
+const passed = 'pc.id_valid AND pc.plate_valid AND pc.sticker_valid';
+
+/** The list's columns, added to a builder from adminFiltered(). */
+export function adminColumns(builder: Knex.QueryBuilder) {
+  return builder
+    .join('patrollers as pt', 'pt.id', 'pc.patroller_id')
+    .select(
+      'pc.id',
+      sql.raw(`${datetime('pc.checked_at')} AS checked_at`),
+      'pc.rider_id',
+      'r.name as rider_name',
+      'c.name as company',
+      'pc.patroller_id',
+      'pt.name as patroller_name',
+      'pc.id_valid',
+      'pc.plate_valid',
+      'pc.sticker_valid',
+      sql.raw('(SELECT sum(ans.score) FROM patrol_check_answers ans WHERE ans.check_id = pc.id) AS score'),
+      sql.raw('(SELECT count(*) FROM patrol_check_items i WHERE i.check_id = pc.id) AS items'),
+    );
+}
+
+/** One check with its answers and reported items, in the wire's nested shapes. */
+export function adminCheck(id: string, scope: Scope = {}) {
+  return adminColumns(filtered(scope))
+    .where('pc.id', id)
+    .select('pc.fake_id_note', 'pc.fake_id_images', sql.raw(`${reportedItems} AS reported_items`), sql.raw(`${questioner} AS answers`));
+}
+
+/** The newest check's day and today's, both in the session's time zone. */
+export function latestCheckDay(scope: Scope = {}) {
+  // Unscoped, max() reads the end of the date index; scoped, it needs the riders joined.
+  return (scope.company_id ? filtered(scope) : sql('patrol_checks as pc')).select(
+    sql.raw(`to_char(max(pc.checked_at), 'YYYY-MM-DD') AS latest`),
+    sql.raw(`to_char(current_date, 'YYYY-MM-DD') AS today`),
+  );
+}
+
+/** Checks and passed checks (all three validations) per 3PL over [from30, to], and over [from7, to]. */
+export function passRatesBy3pl(days: { from30: string; from7: string; to: string }, scope: Scope = {}) {
+  return filtered({ ...scope, check_date_from: days.from30, check_date_to: days.to })
+    .groupBy('c.name')
+    .orderBy('c.name')
+    .select(
+      'c.name as company',
+      sql.raw('count(*) FILTER (WHERE pc.checked_at >= ?::date::timestamptz) AS checks_7', [days.from7]),
+      sql.raw(`count(*) FILTER (WHERE pc.checked_at >= ?::date::timestamptz AND ${passed}) AS passed_7`, [days.from7]),
+      sql.raw('count(*) AS checks_30'),
+      sql.raw(`count(*) FILTER (WHERE ${passed}) AS passed_30`),
+    );
+}
+
+/** Checks and passed checks per calendar day over [from, to]; days without checks are absent. */
+export function checksPerDay(days: { from: string; to: string }, scope: Scope = {}) {
+  const day = `to_char(pc.checked_at, 'YYYY-MM-DD')`;
+  return filtered({ ...scope, check_date_from: days.from, check_date_to: days.to })
+    .groupByRaw(day)
+    .orderByRaw(day)
+    .select(sql.raw(`${day} AS day`), sql.raw('count(*) AS checks'), sql.raw(`count(*) FILTER (WHERE ${passed}) AS passed`));
 }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
@@ -53,4 +54,53 @@ export function wire(values: Filters) {
       'Replacement Type', e.replacement_type,
       'App User ID', e.processed_by)`))
     .orderBy([{ column: 'e.exchanged_at' }, { column: 'e.id' }]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin pages: the list columns, a sort allow-list, and the home page's counts.
+
+/** Columns the list may be sorted by, by their URL name; e.id breaks ties. */
+export const adminSorts = {
+  exchanged_at: { column: 'e.exchanged_at' },
+  rider_id: { column: 'oa.rider_id' },
+  '3pl': { column: 'c.name' },
+  exchange_type: { column: 'e.exchange_type' },
+  replacement_type: { column: 'e.replacement_type' },
+};
+export const adminTieBreak = 'e.id';
+
+/** The list's columns, added to a builder from filtered(). */
+export function adminColumns(builder: Knex.QueryBuilder) {
+  return builder
+    .join('app_users as u', 'u.id', 'e.processed_by')
+    .select(
+      'e.id',
+      sql.raw(`${datetime('e.exchanged_at')} AS exchanged_at`),
+      'oa.rider_id',
+      'r.name as rider_name',
+      'c.name as company',
+      'oa.product_id as old_product_id',
+      'op.name as old_product_name',
+      'oa.variation_id as old_variation_id',
+      'ov.name as old_variation_name',
+      'na.product_id as new_product_id',
+      'np.name as new_product_name',
+      'na.variation_id as new_variation_id',
+      'nv.name as new_variation_name',
+      'e.exchange_type',
+      'e.replacement_type',
+      'u.name as processed_by',
+    );
+}
+
+/** Exchanges per replacement type up to `to` (inclusive): all of them, and those from `from` on. */
+export function countsByReplacementType({ from, to }: { from: string; to: string }, scope: Scope = {}) {
+  return filtered({ ...scope, exchange_date_to: to })
+    .groupBy('e.replacement_type')
+    .orderBy('e.replacement_type')
+    .select(
+      'e.replacement_type',
+      sql.raw('count(*) AS exchanges'),
+      sql.raw('count(*) FILTER (WHERE e.exchanged_at >= ?::date::timestamptz) AS recent', [from]),
+    );
 }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
@@ -40,4 +41,37 @@ export function wire(values: Filters) {
       'App User ID', pr.returned_by,
       'Return Condition', pr.condition)`))
     .orderBy([{ column: 'pr.returned_at' }, { column: 'pr.id' }]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin pages: the list columns and a sort allow-list over filtered().
+
+/** Columns the list may be sorted by, by their URL name; pr.id breaks ties. */
+export const adminSorts = {
+  returned_at: { column: 'pr.returned_at' },
+  rider_id: { column: 'a.rider_id' },
+  '3pl': { column: 'c.name' },
+  product: { column: 'p.name' },
+  return_condition: { column: 'pr.condition' },
+};
+export const adminTieBreak = 'pr.id';
+
+/** The list's columns, added to a builder from filtered(). */
+export function adminColumns(builder: Knex.QueryBuilder) {
+  return builder
+    .join('app_users as u', 'u.id', 'pr.returned_by')
+    .select(
+      'pr.id',
+      sql.raw(`${datetime('pr.returned_at')} AS returned_at`),
+      'a.rider_id',
+      'r.name as rider_name',
+      'c.name as company',
+      'a.product_id',
+      'p.name as product_name',
+      'a.variation_id',
+      'v.name as variation_name',
+      sql.raw(`${datetime('a.assigned_at')} AS assigned_at`),
+      'pr.condition',
+      'u.name as returned_by',
+    );
 }

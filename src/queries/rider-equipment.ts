@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
@@ -71,4 +72,64 @@ export function wirePage(values: Filters) {
      FROM ? AS t`,
     [page, entries, perPage, perPage, total],
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin pages: the same filters without the API's paging (the admin pages page with their own
+// parameters), the list columns, one rider, the rider search and the 3PL names for the forms.
+
+export const adminParams = defineParams({ rider_id: params.rider_id, '3pl_name': params['3pl_name'], active: params.active });
+
+/** Columns the list may be sorted by, by their URL name; r.id breaks ties. */
+export const adminSorts = {
+  rider_id: { column: 'r.id' },
+  rider_name: { column: 'r.name' },
+  '3pl': { column: 'c.name' },
+};
+export const adminTieBreak = 'r.id';
+
+/** The list's columns, added to a builder from filtered(): each rider with the equipment the filters keep. */
+export function adminColumns(builder: Knex.QueryBuilder, values: Filters) {
+  const equipment = assignmentsOf(values)
+    .join('products as p', 'p.id', 'a.product_id')
+    .join('product_variations as v', 'v.id', 'a.variation_id')
+    .select(sql.raw(`json_agg(json_build_object(
+      'product', p.name, 'variation', v.name,
+      'assigned_at', ${datetime('a.assigned_at')}, 'returned_at', ${datetime('a.deleted_at')}) ORDER BY a.assigned_at, a.id)`));
+  return builder
+    .join('countries as co', 'co.id', 'r.country_id')
+    .select('r.id as rider_id', 'r.name as rider_name', 'c.name as company', 'co.code as country', sql.raw('(?) AS equipment', [equipment]));
+}
+
+/** One rider with 3PL and country (none when the scope excludes the rider). */
+export function riderById(id: string, scope: Scope = {}) {
+  return applyScope(sql('riders as r'), scope)
+    .join('companies as c', 'c.id', 'r.company_id')
+    .join('countries as co', 'co.id', 'r.country_id')
+    .where('r.id', id)
+    .select('r.id', 'r.name', 'c.name as company', 'co.code as country_code', 'co.name as country_name');
+}
+
+/** Riders whose name holds `term` (any letter case; % and _ are plain characters), or whose ID is `term`. */
+export function searchRiders(term: string, scope: Scope = {}) {
+  const pattern = `%${term.replace(/[\\%_]/g, '\\$&')}%`;
+  return applyScope(sql('riders as r'), scope)
+    .join('companies as c', 'c.id', 'r.company_id')
+    .join('countries as co', 'co.id', 'r.country_id')
+    .where((q) => {
+      q.whereILike('r.name', pattern);
+      if (/^[0-9]{1,18}$/.test(term)) q.orWhere('r.id', term);
+    });
+}
+
+/** The columns of searchRiders(), by name then id. */
+export function searchColumns(builder: Knex.QueryBuilder) {
+  return builder
+    .select('r.id', 'r.name', 'c.name as company', 'co.code as country_code')
+    .orderBy([{ column: 'r.name' }, { column: 'r.id' }]);
+}
+
+/** Every 3PL name, for the forms' suggestions (the filters match names exactly). */
+export function companyNames(scope: Scope = {}) {
+  return applyScope(sql('companies as c'), scope, 'c.id').select('c.name').orderBy('c.name');
 }

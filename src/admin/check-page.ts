@@ -1,0 +1,64 @@
+import type { Request, Response } from 'express';
+import { toNative } from '../db/knex';
+import type { Pool } from '../db/pool';
+import { HttpError } from '../http/errors';
+import * as patrolChecks from '../queries/patrol-checks';
+import { pathId } from './path-id';
+import { render } from './render';
+import { scopeOf } from './scope';
+import { href } from './urls';
+
+interface Answer {
+  question: string;
+  answer: string | string[] | null;
+  imageUrl: string | null;
+  score: string | null;
+  category: string;
+}
+
+interface ReportedItem {
+  imageUrl: string;
+  gearBaseName: string;
+  gearVariationName: string;
+  gearId: string;
+  variationId: string;
+  gearAssignedOn: string;
+  eligibleForExchange: string;
+  itemStatus: string;
+  categoryName: string;
+}
+
+/** One patrol check in full: results, answers with scores by category, reported items, fake-ID note. */
+export function checkHandler(pool: Pool) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const id = await pathId(String(req.params.id), 'patrol check');
+    const { rows } = await pool.query(toNative(patrolChecks.adminCheck(id, scopeOf(res))));
+    if (rows.length === 0) throw new HttpError(404, `There is no patrol check with ID ${id}.`);
+    const check = rows[0];
+    const answers = check.answers as Answer[];
+    const items = check.reported_items as ReportedItem[];
+
+    const byCategory = new Map<string, number>();
+    for (const answer of answers) {
+      if (answer.score !== null) byCategory.set(answer.category, (byCategory.get(answer.category) ?? 0) + Number(answer.score));
+    }
+    const results = [
+      { label: 'ID card', passed: check.id_valid as boolean, href: href('/admin/checks', { is_validation: check.id_valid ? '1' : '0' }) },
+      { label: 'License plate', passed: check.plate_valid as boolean, href: href('/admin/checks', { license_plate: check.plate_valid ? '1' : '0' }) },
+      { label: 'Sticker', passed: check.sticker_valid as boolean, href: href('/admin/checks', { sticker_validation: check.sticker_valid ? '1' : '0' }) },
+    ];
+    await render(res, 'check', {
+      title: `Patrol check ${check.id}`,
+      section: 'checks',
+      check,
+      results,
+      answers: answers.map((a) => ({ ...a, answerText: Array.isArray(a.answer) ? a.answer : a.answer === null ? [] : [a.answer] })),
+      categories: [...byCategory].map(([category, score]) => ({ category, score })),
+      totalScore: check.score === null ? null : Number(check.score),
+      items,
+      images: (check.fake_id_images as string[]) ?? [],
+      riderChecksHref: href('/admin/checks', { rider_id: check.rider_id }),
+      patrollerChecksHref: href('/admin/checks', { tpatroller_id: check.patroller_id }),
+    });
+  };
+}

@@ -1,0 +1,42 @@
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { HttpError, toHttpError } from '../http/errors';
+import { renderToString, signedIn } from './render';
+
+export type Logger = (message: string) => void;
+
+/** Unmatched admin paths: 404 for GET and HEAD, 405 for other methods. */
+export const notFound: RequestHandler = (req: Request) => {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    throw new HttpError(405, `${req.method} is not allowed here; these pages are read-only.`, { headers: { Allow: 'GET, HEAD' } });
+  }
+  throw new HttpError(404, 'There is no page at this address.');
+};
+
+/**
+ * The admin surface's error tail: an HTML page in the site's frame. 4xx pages say what was wrong;
+ * a 5xx page shows only the request id (the log has the cause under it), never a stack or SQL.
+ */
+export function adminErrorHandler(log: Logger): ErrorRequestHandler {
+  return async (thrown, req, res, _next) => {
+    const error = toHttpError(thrown);
+    const requestId = String(res.locals.requestId ?? '');
+    if (error.status >= 500) {
+      const cause = error.options.cause ?? thrown;
+      log(`[${requestId}] ${req.method} ${req.originalUrl} -> ${error.status}: ${(cause as Error)?.stack ?? String(cause)}`);
+    }
+    if (res.headersSent) {
+      // Part of a download is out; ending it cleanly would pass a truncated file off as complete.
+      res.destroy();
+      return;
+    }
+    const message = error.status === 500 ? 'Something went wrong on our side.' : error.message;
+    let html: string;
+    try {
+      html = await renderToString('error', { ...signedIn(res), title: error.title, status: error.status, message, requestId });
+    } catch (renderError) {
+      log(`[${requestId}] the error page itself failed: ${(renderError as Error)?.stack ?? String(renderError)}`);
+      html = `<!doctype html><title>${error.status}</title><p>Error ${error.status}. Request id: ${requestId.replace(/[^A-Za-z0-9._-]/g, '')}</p>`;
+    }
+    res.status(error.status).set(error.options.headers ?? {}).set('Cache-Control', 'no-store').type('html').send(html);
+  };
+}

@@ -1,0 +1,114 @@
+import type { Request, Response } from 'express';
+import { toNative } from '../db/knex';
+import type { Pool } from '../db/pool';
+import { defineParams } from '../filters/define';
+import { queryValidator } from '../filters/validate';
+import { HttpError, type FieldErrors } from '../http/errors';
+import * as assignments from '../queries/assignments';
+import * as patrolChecks from '../queries/patrol-checks';
+import * as productExchanges from '../queries/product-exchanges';
+import { addDays, barRows, dayChart, daysBetween } from './charts';
+import { formModel } from './form';
+import { render } from './render';
+import { scopeOf } from './scope';
+import { href, stringQuery } from './urls';
+
+const homeParams = defineParams({
+  as_of: { type: 'date', label: 'Figures as of', description: 'The last day of the 7 and 30 day windows; today when not given.' },
+});
+const validate = queryValidator(homeParams);
+
+type Rates = { company: string; checks_7: string; passed_7: string; checks_30: string; passed_30: string };
+
+/** The figures a supervisor looks at first, with small server-drawn charts. */
+export function homeHandler(pool: Pool) {
+  return async (req: Request, res: Response): Promise<void> => {
+    let asOf: string | undefined;
+    let errors: FieldErrors | undefined;
+    try {
+      asOf = (await validate(req.query as Record<string, unknown>)).as_of;
+    } catch (error) {
+      if (!(error instanceof HttpError && error.status === 400 && error.options.errors)) throw error;
+      errors = error.options.errors; // the figures below are today's; the message says why
+    }
+    const run = async <T>(builder: Parameters<typeof toNative>[0]) => (await pool.query(toNative(builder))).rows as T[];
+    const scope = scopeOf(res);
+    const [{ latest, today }] = await run<{ latest: string | null; today: string }>(patrolChecks.latestCheckDay(scope));
+    const to = asOf ?? today;
+    const from7 = addDays(to, -6);
+    const from30 = addDays(to, -29);
+
+    const [rates, perDay, [holding], byProduct, exchanges] = await Promise.all([
+      run<Rates>(patrolChecks.passRatesBy3pl({ from30, from7, to }, scope)),
+      run<{ day: string; checks: string; passed: string }>(patrolChecks.checksPerDay({ from: from30, to }, scope)),
+      run<{ riders_holding: string; items_held: string; riders: string }>(assignments.holdingTotals(scope)),
+      run<{ product_id: string; product_name: string; items: string }>(assignments.heldByProduct(scope)),
+      run<{ replacement_type: string; exchanges: string; recent: string }>(productExchanges.countsByReplacementType({ from: from30, to }, scope)),
+    ]);
+
+    const sum = (key: keyof Rates) => rates.reduce((n, row) => n + Number(row[key]), 0);
+    const checksHref = (from: string, company?: string) => href('/admin/checks', { check_date_from: from, check_date_to: to, '3pl': company ?? '' });
+    const figures = {
+      to,
+      from7,
+      from30,
+      checks7: sum('checks_7'),
+      passed7: sum('passed_7'),
+      checks30: sum('checks_30'),
+      passed30: sum('passed_30'),
+      checks7Href: checksHref(from7),
+      checks30Href: checksHref(from30),
+      ridersHolding: Number(holding.riders_holding),
+      itemsHeld: Number(holding.items_held),
+      riders: Number(holding.riders),
+    };
+    const rateRows = rates.map((row) => ({
+      company: row.company,
+      checks7: Number(row.checks_7),
+      passed7: Number(row.passed_7),
+      checks30: Number(row.checks_30),
+      passed30: Number(row.passed_30),
+      href7: checksHref(from7, row.company),
+      href30: checksHref(from30, row.company),
+    }));
+    const rateBars = barRows(
+      rateRows.map((row) => ({
+        label: row.company,
+        value: row.checks30 ? row.passed30 / row.checks30 : 0,
+        display: row.checks30 ? `${Math.round((100 * row.passed30) / row.checks30)}%` : '–',
+        extra: `${row.passed30} of ${row.checks30}`,
+        href: row.href30,
+      })),
+      1,
+    );
+    const counts = new Map(perDay.map((row) => [row.day, { checks: Number(row.checks), passed: Number(row.passed) }]));
+    const days = dayChart(daysBetween(from30, to), counts);
+    const productBars = barRows(
+      byProduct.map((row) => ({
+        label: row.product_name,
+        value: Number(row.items),
+        display: Number(row.items).toLocaleString('en-US'),
+        href: href('/admin/equipment/assignments', { product_id: row.product_id, active: '1' }),
+      })),
+    );
+    const exchangeBars = barRows(
+      exchanges.map((row) => ({
+        label: row.replacement_type,
+        value: Number(row.exchanges),
+        display: Number(row.exchanges).toLocaleString('en-US'),
+        extra: Number(row.recent).toLocaleString('en-US'), // exchanges in the last 30 days
+        href: href('/admin/equipment/exchanges', { replacement_type: row.replacement_type, exchange_date_to: to }),
+      })),
+    );
+
+    const form = formModel({ action: '/admin', params: homeParams, raw: stringQuery(req.query as Record<string, unknown>), errors });
+    // Data that stops before the window (an old export, the demo) would show only zeros: say so, and offer its last day.
+    const latestHint = latest && latest < from7 ? { day: latest, href: href('/admin', { as_of: latest }) } : undefined;
+    await render(
+      res,
+      'home',
+      { title: 'Overview', section: 'home', form, figures, today, isToday: to === today, latestHint, rateRows, rateBars, days, productBars, exchangeBars },
+      errors ? 400 : 200,
+    );
+  };
+}

@@ -1,0 +1,30 @@
+import { defineParams, type Params } from '../filters/define';
+
+// The admin lists' own parameters, beside each resource's filters: the API has none of these, and
+// its validator rejects unknown names, so they are declared here and validated the same way.
+
+export const PER_PAGE_CHOICES = ['25', '50', '100'] as const;
+export const DEFAULT_PER_PAGE = 25;
+export const MAX_PAGE = 1000000;
+
+export function listParams(sortKeys: readonly string[]) {
+  return defineParams({
+    page: { type: 'integer', min: 1, max: MAX_PAGE, default: 1, label: 'Page', description: 'Which page, from 1.' },
+    per_page: { type: 'enum', values: PER_PAGE_CHOICES, label: 'Rows per page', description: 'Rows per page: 25, 50 or 100.' },
+    sort: { type: 'enum', values: sortKeys, label: 'Sort by', description: 'The column the rows are ordered by.' },
+    dir: { type: 'enum', values: ['asc', 'desc'], label: 'Order', description: 'asc (smallest first) or desc (largest first).' },
+  });
+}
+
+/** Names of the list parameters, which the filter form carries as hidden fields or leaves out. */
+export const LIST_PARAM_NAMES = Object.keys(listParams([])) as ReadonlyArray<string>;
+
+export type Choice = { value: string; label: string };
+
+/** The labels of a select's options; booleans and enums without labels show their literal values. */
+export function choicesFor(params: Params, name: string, labels?: readonly Choice[]): Choice[] {
+  if (labels) return [...labels];
+  const def = params[name];
+  if (def.type === 'boolean') return [{ value: '1', label: 'Yes' }, { value: '0', label: 'No' }];
+  return (def.values ?? []).map((value) => ({ value, label: value }));
+}

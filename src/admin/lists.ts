@@ -1,0 +1,195 @@
+import * as assignments from '../queries/assignments';
+import * as patrolChecks from '../queries/patrol-checks';
+import * as productExchanges from '../queries/product-exchanges';
+import * as productReturns from '../queries/product-returns';
+import * as riderEquipment from '../queries/rider-equipment';
+import type { ListColumn, ListResource } from './list-page';
+import type { Row } from './stream-csv';
+
+// The five admin lists. Filters, joins and sortable columns come from src/queries (the same
+// definitions as /v2); what is here is only how each column is labelled and shown.
+
+const riderHref = (row: Row) => `/admin/riders/${row.rider_id}`;
+const riderId: ListColumn = { key: 'rider_id', label: 'Rider ID', sort: 'rider_id', numeric: true, href: riderHref };
+const riderName: ListColumn = { key: 'rider_name', label: 'Rider', auto: true, href: riderHref };
+const company: ListColumn = { key: 'company', label: '3PL', sort: '3pl', auto: true };
+const passFail = (key: string, label: string): ListColumn => ({
+  key,
+  label,
+  text: (row) => (row[key] ? 'Passed' : 'Failed'),
+  badge: (row) => (row[key] ? 'pass' : 'fail'),
+});
+const item = (prefix = '') => (row: Row) => `${row[`${prefix}product_name`]} / ${row[`${prefix}variation_name`]}`;
+
+const ASSIGN_TYPES = [{ value: '0', label: 'Manual' }, { value: '1', label: 'Physical' }];
+const PASS_FAIL = [{ value: '1', label: 'Passed' }, { value: '0', label: 'Failed' }];
+
+export const checks: ListResource = {
+  path: '/checks',
+  title: 'Patrol checks',
+  intro: 'Checks of riders on the road, newest first. Open a check for its answers, items and notes.',
+  section: 'checks',
+  noun: ['patrol check', 'patrol checks'],
+  filters: patrolChecks.adminParams,
+  choices: { is_validation: PASS_FAIL, license_plate: PASS_FAIL, sticker_validation: PASS_FAIL },
+  companyFields: ['3pl'],
+  sorts: patrolChecks.adminSorts,
+  tieBreak: patrolChecks.adminTieBreak,
+  defaultSort: { sort: 'checked_at', dir: 'desc' },
+  filtered: (values) => patrolChecks.adminFiltered(values as patrolChecks.AdminFilters),
+  columns: (builder) => patrolChecks.adminColumns(builder),
+  csvName: 'patrol-checks',
+  table: [
+    { key: 'id', label: 'Check', sort: 'id', firstDir: 'desc', numeric: true, href: (row) => `/admin/checks/${row.id}` },
+    { key: 'checked_at', label: 'Checked at', sort: 'checked_at', firstDir: 'desc', nowrap: true },
+    riderId,
+    riderName,
+    company,
+    { key: 'patroller_id', label: 'Patroller ID', sort: 'tpatroller_id', numeric: true },
+    { key: 'patroller_name', label: 'Patroller', auto: true },
+    passFail('id_valid', 'ID'),
+    passFail('plate_valid', 'Plate'),
+    passFail('sticker_valid', 'Sticker'),
+    { key: 'score', label: 'Score', numeric: true },
+    { key: 'items', label: 'Items', numeric: true },
+  ],
+};
+
+export const assignmentList: ListResource = {
+  path: '/equipment/assignments',
+  title: 'Assignments',
+  intro: 'Every item handed to a rider, held now or returned since.',
+  section: 'equipment',
+  noun: ['assignment', 'assignments'],
+  filters: assignments.adminParams,
+  choices: { assign_type: ASSIGN_TYPES, active: [{ value: '1', label: 'Held now' }, { value: '0', label: 'Returned' }] },
+  companyFields: ['3pl'],
+  sorts: assignments.adminSorts,
+  tieBreak: assignments.adminTieBreak,
+  defaultSort: { sort: 'assigned_at', dir: 'desc' },
+  filtered: (values) => assignments.adminFiltered(values as assignments.AdminFilters),
+  columns: (builder) => assignments.adminColumns(builder),
+  csvName: 'assignments',
+  table: [
+    { key: 'assigned_at', label: 'Assigned at', sort: 'assigned_at', firstDir: 'desc', nowrap: true },
+    riderId,
+    riderName,
+    company,
+    { key: 'product_name', label: 'Item', sort: 'product', text: item() },
+    { key: 'product_id', label: 'Product ID', only: 'csv' },
+    { key: 'variation_id', label: 'Variation ID', only: 'csv' },
+    { key: 'assign_method', label: 'Assign type' },
+    { key: 'assign_type', label: 'Record', text: (row) => (row.assign_type === 'exchange' ? 'From an exchange' : 'Assigned') },
+    { key: 'assigned_by', label: 'Assigned by', auto: true },
+    {
+      key: 'returned_at',
+      label: 'Returned at',
+      sort: 'returned_at',
+      firstDir: 'desc',
+      nowrap: true,
+      text: (row) => (row.returned_at ? String(row.returned_at) : 'Held now'),
+      badge: (row) => (row.returned_at ? undefined : 'muted'),
+    },
+  ],
+};
+
+type Equipment = Array<{ product: string; variation: string; assigned_at: string; returned_at: string | null }>;
+const equipmentOf = (row: Row) => (row.equipment as Equipment | null) ?? [];
+
+export const riderList: ListResource = {
+  path: '/equipment/riders',
+  title: 'Riders with equipment',
+  intro: 'Each rider with the items they hold or have returned, by rider ID.',
+  section: 'equipment',
+  noun: ['rider', 'riders'],
+  filters: riderEquipment.adminParams,
+  choices: { active: [{ value: '1', label: 'Holding items' }, { value: '0', label: 'Returned items' }] },
+  companyFields: ['3pl_name'],
+  sorts: riderEquipment.adminSorts,
+  tieBreak: riderEquipment.adminTieBreak,
+  defaultSort: { sort: 'rider_id', dir: 'asc' },
+  filtered: (values) => riderEquipment.filtered(values as riderEquipment.Filters),
+  columns: (builder, values) => riderEquipment.adminColumns(builder, values as riderEquipment.Filters),
+  csvName: 'riders-with-equipment',
+  table: [
+    riderId,
+    { ...riderName, sort: 'rider_name' },
+    company,
+    { key: 'country', label: 'Country' },
+    { key: 'held', label: 'Held', numeric: true, text: (row) => String(equipmentOf(row).filter((e) => !e.returned_at).length) },
+    { key: 'returned', label: 'Returned', numeric: true, text: (row) => String(equipmentOf(row).filter((e) => e.returned_at).length) },
+    {
+      key: 'equipment',
+      label: 'Items',
+      // Held items first, then returned ones, each in assign order.
+      items: (row) =>
+        [...equipmentOf(row).filter((e) => !e.returned_at), ...equipmentOf(row).filter((e) => e.returned_at)].map((e) => ({
+          text: `${e.product} / ${e.variation}`,
+          note: e.returned_at ? `returned ${e.returned_at.slice(0, 10)}` : `held since ${e.assigned_at.slice(0, 10)}`,
+          muted: Boolean(e.returned_at),
+        })),
+    },
+  ],
+};
+
+export const returnList: ListResource = {
+  path: '/equipment/returns',
+  title: 'Returns',
+  intro: 'Items riders gave back, with their condition and who took them in.',
+  section: 'equipment',
+  noun: ['return', 'returns'],
+  filters: productReturns.params,
+  companyFields: ['3pl'],
+  sorts: productReturns.adminSorts,
+  tieBreak: productReturns.adminTieBreak,
+  defaultSort: { sort: 'returned_at', dir: 'desc' },
+  filtered: (values) => productReturns.filtered(values as productReturns.Filters),
+  columns: (builder) => productReturns.adminColumns(builder),
+  csvName: 'returns',
+  table: [
+    { key: 'returned_at', label: 'Returned at', sort: 'returned_at', firstDir: 'desc', nowrap: true },
+    riderId,
+    riderName,
+    company,
+    { key: 'product_name', label: 'Item', sort: 'product', text: item() },
+    { key: 'product_id', label: 'Product ID', only: 'csv' },
+    { key: 'variation_id', label: 'Variation ID', only: 'csv' },
+    { key: 'assigned_at', label: 'Assigned at', nowrap: true },
+    { key: 'condition', label: 'Condition', sort: 'return_condition' },
+    { key: 'returned_by', label: 'Taken in by', auto: true },
+  ],
+};
+
+export const exchangeList: ListResource = {
+  path: '/equipment/exchanges',
+  title: 'Exchanges',
+  intro: 'Items swapped for others: what went back, what came out, and why.',
+  section: 'equipment',
+  noun: ['exchange', 'exchanges'],
+  filters: productExchanges.params,
+  companyFields: ['3pl'],
+  sorts: productExchanges.adminSorts,
+  tieBreak: productExchanges.adminTieBreak,
+  defaultSort: { sort: 'exchanged_at', dir: 'desc' },
+  filtered: (values) => productExchanges.filtered(values as productExchanges.Filters),
+  columns: (builder) => productExchanges.adminColumns(builder),
+  csvName: 'exchanges',
+  table: [
+    { key: 'exchanged_at', label: 'Exchanged at', sort: 'exchanged_at', firstDir: 'desc', nowrap: true },
+    riderId,
+    riderName,
+    company,
+    { key: 'old_product_name', label: 'Gave back', text: item('old_') },
+    { key: 'old_product_id', label: 'Old product ID', only: 'csv' },
+    { key: 'old_variation_id', label: 'Old variation ID', only: 'csv' },
+    { key: 'new_product_name', label: 'Received', text: item('new_') },
+    { key: 'new_product_id', label: 'New product ID', only: 'csv' },
+    { key: 'new_variation_id', label: 'New variation ID', only: 'csv' },
+    { key: 'exchange_type', label: 'Exchange type', sort: 'exchange_type', auto: true },
+    { key: 'replacement_type', label: 'Replacement', sort: 'replacement_type' },
+    { key: 'processed_by', label: 'Processed by', auto: true },
+  ],
+};
+
+export const equipmentTabs = [assignmentList, riderList, returnList, exchangeList];
+export const allLists = [checks, ...equipmentTabs];

@@ -1,0 +1,88 @@
+import type { Request, Response } from 'express';
+import { toNative } from '../db/knex';
+import type { Pool } from '../db/pool';
+import { queryValidator } from '../filters/validate';
+import { HttpError, type FieldErrors } from '../http/errors';
+import * as questions from '../queries/questions';
+import { formModel } from './form';
+import { render } from './render';
+import { streamCsv, type Row } from './stream-csv';
+import { href, stringQuery } from './urls';
+
+const validate = queryValidator(questions.params);
+const labels = { country_id: 'Country' }; // picked from a list here, so the name, not the id
+const anyLabels = { country_id: 'Choose a country' };
+
+interface Answer {
+  position: number;
+  name: string;
+  name_ar: string;
+  score: number;
+  jump: string;
+  skip: string[];
+}
+
+const invalid = (error: unknown): FieldErrors | undefined =>
+  error instanceof HttpError && error.status === 400 ? error.options.errors : undefined;
+
+/** A country's questions with their answers, scores, jump and skip (the same filter as /v2/questioner). */
+export function questionnaireHandler(pool: Pool) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const raw = stringQuery(req.query as Record<string, unknown>);
+    const countries = (await pool.query(toNative(questions.countries()))).rows as Array<{ id: string; code: string; name: string; questions: string }>;
+    const choices = { country_id: countries.map((c) => ({ value: c.id, label: `${c.name} (${c.code}), ${c.questions} question${c.questions === '1' ? '' : 's'}` })) };
+    const view = { title: 'Questionnaire', section: 'questionnaire', countries, country: null, questions: null };
+
+    let countryId: string | undefined;
+    try {
+      countryId = (await validate(req.query as Record<string, unknown>)).country_id;
+    } catch (error) {
+      const errors = invalid(error);
+      if (!errors) throw error;
+      return render(res, 'questionnaire', { ...view, form: formModel({ action: '/admin/questionnaire', params: questions.params, raw, errors, choices, labels, anyLabels }) }, 400);
+    }
+    const form = formModel({ action: '/admin/questionnaire', params: questions.params, raw, choices, labels, anyLabels });
+    if (!countryId) return render(res, 'questionnaire', { ...view, form });
+
+    const country = countries.find((c) => c.id === countryId);
+    const rows = (await pool.query(toNative(questions.adminQuestions({ country_id: countryId })))).rows as Array<Row & { id: string; answers: Answer[] }>;
+    const ids = new Set(rows.map((q) => q.id));
+    // jump and skip name question ids; ones in this questionnaire become links to them.
+    const ref = (id: string) => ({ id, href: ids.has(id) ? `#q-${id}` : undefined });
+    const list = rows.map((q) => ({
+      ...q,
+      answers: q.answers.map((a) => ({ ...a, jump: a.jump ? ref(a.jump) : null, skip: a.skip.map(ref) })),
+    }));
+    await render(res, 'questionnaire', {
+      ...view,
+      title: country ? `Questionnaire: ${country.name}` : 'Questionnaire',
+      form,
+      country: country ?? { id: countryId, code: '', name: `Country ${countryId}`, questions: '0' },
+      questions: list,
+      csvHref: href('/admin/questionnaire.csv', { country_id: raw.country_id ?? '' }),
+    });
+  };
+}
+
+const csvColumns = [
+  ['country', 'Country'],
+  ['question_id', 'Question ID'],
+  ['question', 'Question'],
+  ['question_type', 'Type'],
+  ['category', 'Category'],
+  ['position', 'Answer position'],
+  ['answer', 'Answer'],
+  ['answer_ar', 'Answer (Arabic)'],
+  ['score', 'Score'],
+  ['jump', 'Jump to'],
+  ['skip', 'Skips'],
+].map(([key, label]) => ({ label, text: (row: Row) => (row[key] === null || row[key] === undefined ? '' : String(row[key])) }));
+
+/** The questionnaire as CSV, one row per answer. */
+export function questionnaireCsv(pool: Pool) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const values = await validate(req.query as Record<string, unknown>);
+    const name = values.country_id ? `questionnaire-country-${values.country_id}` : 'questionnaire';
+    await streamCsv(pool, toNative(questions.adminAnswerRows(values)), res, { filename: `${name}.csv`, columns: csvColumns });
+  };
+}

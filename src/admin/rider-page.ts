@@ -1,0 +1,145 @@
+import type { Request, Response } from 'express';
+import type { Knex } from 'knex';
+import { toNative } from '../db/knex';
+import type { Pool } from '../db/pool';
+import { defineParams } from '../filters/define';
+import { queryValidator } from '../filters/validate';
+import { HttpError } from '../http/errors';
+import * as assignments from '../queries/assignments';
+import * as patrolChecks from '../queries/patrol-checks';
+import * as productExchanges from '../queries/product-exchanges';
+import * as productReturns from '../queries/product-returns';
+import * as riderEquipment from '../queries/rider-equipment';
+import { formModel } from './form';
+import { pathId } from './path-id';
+import { render } from './render';
+import { scopeOf } from './scope';
+import type { Row } from './stream-csv';
+import { href, stringQuery } from './urls';
+
+// A rider's history is short in practice; the cap keeps one page bounded if it is not.
+const TIMELINE_LIMIT = 200;
+const SEARCH_LIMIT = 50;
+
+interface Event {
+  at: string;
+  kind: 'assigned' | 'returned' | 'exchanged' | 'checked';
+  title: string;
+  detail: string;
+  href?: string;
+  badges?: Array<{ text: string; kind: 'pass' | 'fail' }>;
+}
+
+const newestFirst = (builder: Knex.QueryBuilder, column: string, tieBreak: string) =>
+  builder.orderBy([{ column, order: 'desc' }, { column: tieBreak, order: 'desc' }]).limit(TIMELINE_LIMIT + 1);
+
+/** One rider on one screen: equipment held now, and the timeline of everything that happened. */
+export function riderHandler(pool: Pool) {
+  const run = async (builder: Knex.QueryBuilder) => (await pool.query(toNative(builder))).rows as Row[];
+  return async (req: Request, res: Response): Promise<void> => {
+    const id = await pathId(String(req.params.id), 'rider');
+    const scope = scopeOf(res);
+    const [rider] = await run(riderEquipment.riderById(id, scope));
+    if (!rider) throw new HttpError(404, `There is no rider with ID ${id}.`);
+
+    const [held, assigned, returned, exchanged, checked] = await Promise.all([
+      run(assignments.adminColumns(assignments.adminFiltered({ ...scope, rider_id: id, active: true })).orderBy([{ column: 'a.assigned_at', order: 'desc' }, { column: 'a.id', order: 'desc' }])),
+      run(newestFirst(assignments.adminColumns(assignments.adminFiltered({ ...scope, rider_id: id })), 'a.assigned_at', 'a.id')),
+      run(newestFirst(productReturns.adminColumns(productReturns.filtered({ ...scope, rider_id: id })), 'pr.returned_at', 'pr.id')),
+      run(newestFirst(productExchanges.adminColumns(productExchanges.filtered({ ...scope, rider_id: id })), 'e.exchanged_at', 'e.id')),
+      run(newestFirst(patrolChecks.adminColumns(patrolChecks.adminFiltered({ ...scope, rider_id: id })), 'pc.checked_at', 'pc.id')),
+    ]);
+    const capped = [assigned, returned, exchanged, checked].some((rows) => rows.length > TIMELINE_LIMIT);
+    const events: Event[] = [
+      ...assigned.slice(0, TIMELINE_LIMIT).map((a) => ({
+        at: String(a.assigned_at),
+        kind: 'assigned' as const,
+        title: `Assigned ${a.product_name} / ${a.variation_name}`,
+        detail: `${a.assign_method}${a.assign_type === 'exchange' ? ', from an exchange' : ''}, by ${a.assigned_by}`,
+      })),
+      ...returned.slice(0, TIMELINE_LIMIT).map((r) => ({
+        at: String(r.returned_at),
+        kind: 'returned' as const,
+        title: `Returned ${r.product_name} / ${r.variation_name}`,
+        detail: `Condition: ${r.condition}; taken in by ${r.returned_by}`,
+      })),
+      ...exchanged.slice(0, TIMELINE_LIMIT).map((e) => ({
+        at: String(e.exchanged_at),
+        kind: 'exchanged' as const,
+        title: `Exchanged ${e.old_product_name} / ${e.old_variation_name} for ${e.new_product_name} / ${e.new_variation_name}`,
+        detail: `${e.replacement_type}: ${e.exchange_type}; processed by ${e.processed_by}`,
+      })),
+      ...checked.slice(0, TIMELINE_LIMIT).map((c) => ({
+        at: String(c.checked_at),
+        kind: 'checked' as const,
+        title: `Patrol check ${c.id}`,
+        detail: `By ${c.patroller_name}; score ${c.score ?? '–'}; ${c.items} item(s) reported`,
+        href: `/admin/checks/${c.id}`,
+        badges: [
+          { text: 'ID', kind: c.id_valid ? ('pass' as const) : ('fail' as const) },
+          { text: 'Plate', kind: c.plate_valid ? ('pass' as const) : ('fail' as const) },
+          { text: 'Sticker', kind: c.sticker_valid ? ('pass' as const) : ('fail' as const) },
+        ],
+      })),
+    ];
+    // Same instant: the check last, the exchange before the assignment it created.
+    const rank = { checked: 0, assigned: 1, returned: 2, exchanged: 3 };
+    events.sort((x, y) => (x.at === y.at ? rank[x.kind] - rank[y.kind] : x.at < y.at ? 1 : -1));
+
+    await render(res, 'rider', {
+      title: `Rider ${rider.id}`,
+      section: '',
+      rider,
+      held,
+      events,
+      capped,
+      limit: TIMELINE_LIMIT,
+      links: {
+        assignments: href('/admin/equipment/assignments', { rider_id: id }),
+        returns: href('/admin/equipment/returns', { rider_id: id }),
+        exchanges: href('/admin/equipment/exchanges', { rider_id: id }),
+        checks: href('/admin/checks', { rider_id: id }),
+      },
+    });
+  };
+}
+
+const searchParams = defineParams({
+  q: { type: 'text', label: 'Rider ID or name', description: 'A rider ID, or part of a name in any letter case.' },
+});
+const validateSearch = queryValidator(searchParams);
+
+/** Finds riders by ID (straight to the rider's page) or by part of the name. */
+export function searchHandler(pool: Pool) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const raw = stringQuery(req.query as Record<string, unknown>);
+    let q: string | undefined;
+    try {
+      q = (await validateSearch(req.query as Record<string, unknown>)).q?.trim();
+    } catch (error) {
+      if (!(error instanceof HttpError && error.status === 400 && error.options.errors)) throw error;
+      const form = formModel({ action: '/admin/search', params: searchParams, raw, errors: error.options.errors });
+      return render(res, 'search', { title: 'Find a rider', section: '', form, q: raw.q ?? '', results: null }, 400);
+    }
+    const form = formModel({ action: '/admin/search', params: searchParams, raw });
+    if (!q) return render(res, 'search', { title: 'Find a rider', section: '', form, q: '', results: null });
+
+    if (/^[0-9]+$/.test(q)) {
+      const id = await pathId(q, 'rider').catch(() => undefined);
+      const [rider] = id ? (await pool.query(toNative(riderEquipment.riderById(id, scopeOf(res))))).rows : [];
+      if (rider) return res.redirect(303, `/admin/riders/${rider.id}`);
+    }
+    const base = riderEquipment.searchRiders(q, scopeOf(res));
+    const [counted, found] = await Promise.all([
+      pool.query(toNative(base.clone().count({ total: '*' }))),
+      pool.query(toNative(riderEquipment.searchColumns(base.clone()).limit(SEARCH_LIMIT))),
+    ]);
+    await render(res, 'search', {
+      title: `Riders matching “${q}”`,
+      section: '',
+      form,
+      q,
+      results: { total: Number(counted.rows[0].total), rows: found.rows, limit: SEARCH_LIMIT },
+    });
+  };
+}

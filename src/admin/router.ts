@@ -1,0 +1,46 @@
+import express, { type Router } from 'express';
+import { toNative } from '../db/knex';
+import type { Pool } from '../db/pool';
+import type { Scope } from '../filters/scope';
+import * as riderEquipment from '../queries/rider-equipment';
+import { checkHandler } from './check-page';
+import { adminErrorHandler, notFound, type Logger } from './errors';
+import { homeHandler } from './home';
+import { listHandlers } from './list-page';
+import { allLists, equipmentTabs } from './lists';
+import { questionnaireCsv, questionnaireHandler } from './questionnaire';
+import { riderHandler, searchHandler } from './rider-page';
+
+export interface AdminDeps {
+  pool: Pool;
+  /** Connections for CSV downloads, which read whole tables; the query pool when not given. */
+  streamPool?: Pool;
+  log?: Logger;
+}
+
+/**
+ * The supervisors' HTML pages, mounted at /admin. One router, so a sign-in middleware can be put in
+ * front of all of it. Every page is a GET whose filters live in the URL.
+ */
+export function createAdminRouter({ pool, streamPool = pool, log = console.error }: AdminDeps): Router {
+  const router = express.Router();
+  const companies = async (scope: Scope) => ((await pool.query(toNative(riderEquipment.companyNames(scope)))).rows as Array<{ name: string }>).map((row) => row.name);
+
+  router.get('/', homeHandler(pool));
+  for (const resource of allLists) {
+    const handlers = listHandlers(resource, { pool, streamPool, companies, tabs: equipmentTabs });
+    router.get(resource.path, handlers.page);
+    router.get(`${resource.path}.csv`, handlers.csv);
+  }
+  router.get('/checks/:id', checkHandler(pool));
+  router.get('/riders/:id', riderHandler(pool));
+  router.get('/search', searchHandler(pool));
+  router.get('/questionnaire', questionnaireHandler(pool));
+  router.get('/questionnaire.csv', questionnaireCsv(streamPool));
+  router.get('/equipment', (_req, res) => res.redirect(302, '/admin/equipment/assignments'));
+  router.get('/riders', (_req, res) => res.redirect(302, '/admin/search'));
+
+  router.use(notFound);
+  router.use(adminErrorHandler(log));
+  return router;
+}

@@ -1,0 +1,123 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import connectPgSimple from 'connect-pg-simple';
+import { csrfSync } from 'csrf-sync';
+import ejs from 'ejs';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import session from 'express-session';
+import type { Config } from '../config';
+import type { Pool } from '../db/pool';
+import { projectRoot } from '../paths';
+import { authenticate, stillActive, type Supervisor } from './supervisors';
+
+declare module 'express-session' {
+  interface SessionData {
+    supervisor: Supervisor;
+    signedInAt: number;
+  }
+}
+
+export interface SignIn {
+  /** Sessions for every /admin request (the sign-in page needs one for its CSRF token). */
+  sessions: RequestHandler;
+  /** GET/POST /sign-in and POST /sign-out, mounted at /admin. */
+  router: Router;
+  /** Lets only a signed-in supervisor through; sets res.locals.supervisor and res.locals.csrfToken. */
+  requireSupervisor: RequestHandler;
+}
+
+const view = path.join(projectRoot, 'views/auth/sign-in.ejs');
+
+/** Only a path of this site, so a crafted sign-in link cannot send the supervisor elsewhere. */
+function safeNext(value: unknown): string {
+  return typeof value === 'string' && /^\/admin(\/[^\\]*|\?[^\\]*)?$/.test(value) && !value.startsWith('//') ? value : '/admin';
+}
+
+export function createSignIn({ pool, config, log }: { pool: Pool; config: Config; log: (m: string) => void }): SignIn {
+  const { idleMinutes, maxHours, secret } = config.sessions;
+  const Store = connectPgSimple(session);
+  const sessions = session({
+    store: new Store({ pool, schemaName: 'access', tableName: 'sessions', pruneSessionInterval: 600, errorLog: log }),
+    name: 'rider_equipment.sid',
+    secret: secret ?? crypto.randomBytes(32).toString('hex'),
+    resave: false,
+    saveUninitialized: false,
+    rolling: true, // the idle timeout restarts at every request
+    cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto', maxAge: idleMinutes * 60000, path: '/admin' },
+  });
+
+  const { csrfSynchronisedProtection, generateToken } = csrfSync({
+    getTokenFromRequest: (req) => (req.body as Record<string, string> | undefined)?._csrf,
+  });
+
+  const failedSignIns = rateLimit({
+    windowMs: 15 * 60000,
+    limit: config.auth.signInFailures,
+    skipSuccessfulRequests: true,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    handler: (req, res) => {
+      const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+      const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now()) - Date.now()) / 1000));
+      res.set('Retry-After', String(seconds));
+      return showForm(req, res, 429, `Too many failed sign-ins. Try again in ${Math.ceil(seconds / 60)} minutes.`);
+    },
+  });
+
+  async function showForm(req: Request, res: Response, status: number, message?: string) {
+    const html = await ejs.renderFile(view, {
+      csrfToken: generateToken(req, true),
+      next: safeNext(req.body?.next ?? req.query.next),
+      username: typeof req.body?.username === 'string' ? req.body.username : '',
+      message,
+    });
+    res.status(status).type('html').set('Cache-Control', 'no-store').send(html);
+  }
+
+  const router = express.Router();
+  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+  router.get('/sign-in', (req, res) => showForm(req, res, 200, req.query.ended === '1' ? 'Your session ended. Sign in again.' : undefined));
+  router.post('/sign-in', form, csrfSynchronisedProtection, failedSignIns, async (req, res) => {
+    const { username, password } = req.body as Record<string, unknown>;
+    const supervisor = typeof username === 'string' && typeof password === 'string' && username.length <= 64 && password.length <= 1024
+      ? await authenticate(pool, username, password)
+      : undefined;
+    if (!supervisor) return showForm(req, res, 401, 'Wrong username or password.');
+    const next = safeNext(req.body.next);
+    // A new session id at sign-in, so an id planted before it is worth nothing after.
+    await new Promise<void>((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
+    req.session.supervisor = supervisor;
+    req.session.signedInAt = Date.now();
+    await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+    res.redirect(303, next);
+  });
+  router.post('/sign-out', form, csrfSynchronisedProtection, async (req, res) => {
+    await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve())));
+    res.clearCookie('rider_equipment.sid', { path: '/admin' });
+    res.redirect(303, '/admin/sign-in');
+  });
+
+  // A missing or stale CSRF token: show the form again rather than a bare error.
+  const csrfFailed: ErrorRequestHandler = (error, req, res, next) => {
+    if ((error as { code?: string }).code !== 'EBADCSRFTOKEN') return next(error);
+    void showForm(req, res, 403, 'The form had expired. Please try again.');
+  };
+  router.use(csrfFailed);
+
+  const requireSupervisor: RequestHandler = async (req, res, next) => {
+    const current = req.session.supervisor;
+    const expired = current && Date.now() - (req.session.signedInAt ?? 0) > maxHours * 3600000;
+    if (!current || expired || !(await stillActive(pool, current.id))) {
+      if (current) await new Promise<void>((resolve) => req.session.destroy(() => resolve()));
+      const target = `/admin/sign-in?next=${encodeURIComponent(req.originalUrl)}${current ? '&ended=1' : ''}`;
+      res.set('Cache-Control', 'no-store').redirect(303, target);
+      return;
+    }
+    res.locals.supervisor = current;
+    res.locals.csrfToken = generateToken(req);
+    next();
+  };
+
+  return { sessions, router, requireSupervisor };
+}

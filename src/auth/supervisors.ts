@@ -1,0 +1,65 @@
+import { hash, verify } from '@node-rs/argon2';
+import type pg from 'pg';
+
+// Supervisors sign in to /admin. Passwords are kept as Argon2id hashes (the library's defaults:
+// 19 MiB, 2 passes, as OWASP recommends).
+
+export interface Supervisor {
+  id: string;
+  username: string;
+  /** The one 3PL company the supervisor may see, or null for all. */
+  companyId: string | null;
+}
+
+type Queryable = Pick<pg.ClientBase, 'query'>;
+
+export const MIN_PASSWORD_LENGTH = 12;
+
+export async function createSupervisor(
+  db: Queryable,
+  { username, password, company }: { username: string; password: string; company?: string },
+): Promise<string> {
+  if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`A password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+  let companyId: string | null = null;
+  if (company !== undefined) {
+    const { rows } = await db.query('SELECT id FROM companies WHERE name = $1', [company]);
+    if (!rows.length) throw new Error(`There is no 3PL company named "${company}"`);
+    companyId = rows[0].id;
+  }
+  const { rows } = await db.query(
+    `INSERT INTO access.supervisors (username, password_hash, company_id) VALUES ($1, $2, $3)
+     ON CONFLICT (username) DO UPDATE SET password_hash = EXCLUDED.password_hash, company_id = EXCLUDED.company_id, disabled_at = NULL
+     RETURNING id`,
+    [username, await hash(password), companyId],
+  );
+  return rows[0].id;
+}
+
+export async function disableSupervisor(db: Queryable, username: string): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE access.supervisors SET disabled_at = now() WHERE username = $1 AND disabled_at IS NULL', [username]);
+  return (rowCount ?? 0) > 0;
+}
+
+// Verifying against a fixed hash when the user is unknown keeps both answers equally slow.
+let decoy: Promise<string> | undefined;
+
+/** The supervisor, when the username is live and the password matches. */
+export async function authenticate(db: Queryable, username: string, password: string): Promise<Supervisor | undefined> {
+  const { rows } = await db.query(
+    'SELECT id, username, company_id, password_hash FROM access.supervisors WHERE username = $1 AND disabled_at IS NULL',
+    [username],
+  );
+  if (!rows.length) {
+    decoy ??= hash('not a password of anyone');
+    await verify(await decoy, password);
+    return undefined;
+  }
+  if (!(await verify(rows[0].password_hash, password))) return undefined;
+  return { id: rows[0].id, username: rows[0].username, companyId: rows[0].company_id };
+}
+
+/** Still allowed in? (A disabled supervisor's session ends at its next request.) */
+export async function stillActive(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM access.supervisors WHERE id = $1 AND disabled_at IS NULL', [id]);
+  return (rowCount ?? 0) > 0;
+}

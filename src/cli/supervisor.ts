@@ -1,0 +1,54 @@
+// npm run supervisor -- create --username NAME [--3pl COMPANY]   (asks for the password, or reads SUPERVISOR_PASSWORD)
+// npm run supervisor -- disable --username NAME
+import { parseArgs } from 'node:util';
+import readline from 'node:readline/promises';
+import pg from 'pg';
+import { loadConfig } from '../config';
+import { openDatabase } from '../db/bootstrap';
+import { MIN_PASSWORD_LENGTH, createSupervisor, disableSupervisor } from '../auth/supervisors';
+
+const usage = `usage:
+  npm run supervisor -- create --username NAME [--3pl COMPANY]
+  npm run supervisor -- disable --username NAME`;
+
+async function askPassword(): Promise<string> {
+  if (process.env.SUPERVISOR_PASSWORD) return process.env.SUPERVISOR_PASSWORD;
+  if (!process.stdin.isTTY) throw new Error('Set SUPERVISOR_PASSWORD, or run this in a terminal to be asked for it');
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+  // Keep the typed password off the screen.
+  (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = () => undefined;
+  process.stdout.write(`Password (at least ${MIN_PASSWORD_LENGTH} characters): `);
+  const password = await rl.question('');
+  rl.close();
+  process.stdout.write('\n');
+  return password;
+}
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({ allowPositionals: true, options: { username: { type: 'string' }, '3pl': { type: 'string' } } });
+  const [command] = positionals;
+  if (!['create', 'disable'].includes(command) || !values.username) throw new Error(usage);
+  const password = command === 'create' ? await askPassword() : '';
+  const database = await openDatabase(loadConfig(), () => undefined, { demo: false });
+  const client = new pg.Client(database.url);
+  await client.connect();
+  try {
+    if (command === 'create') {
+      await createSupervisor(client, { username: values.username, password, company: values['3pl'] });
+      console.log(`Supervisor "${values.username}" can sign in at /admin${values['3pl'] ? `, seeing only 3PL "${values['3pl']}"` : ''}.`);
+    } else if (await disableSupervisor(client, values.username)) {
+      console.log(`Supervisor "${values.username}" is disabled; their sessions end at their next request.`);
+    } else {
+      console.log(`No active supervisor is named "${values.username}".`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await client.end();
+    await database.embedded?.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,120 @@
+import express from 'express';
+import request from 'supertest';
+import { createAdminRouter } from '../src/admin/router';
+import type { Pool } from '../src/db/pool';
+import { requestId } from '../src/http/request-id';
+import { testApp, type TestApp } from './support/app';
+
+let t: TestApp;
+beforeAll(() => (t = testApp('fixture')));
+afterAll(() => t.close());
+
+const fieldError = (html: string, name: string) => new RegExp(`<p class="field-error" id="f-${name}-error">([^<]*)</p>`).exec(html)?.[1];
+const BIGINT_RULE = 'must be a whole number from 1 to 9223372036854775807';
+
+describe('an invalid filter value', () => {
+  it.each([
+    ['/admin/checks', 'rider_id', 'abc'],
+    ['/admin/checks', 'tpatroller_id', '0'],
+    ['/admin/equipment/assignments', 'product_id', '1.5'],
+    ['/admin/equipment/riders', 'rider_id', '-1'],
+    ['/admin/equipment/returns', 'variation_id', '99999999999999999999'],
+    ['/admin/equipment/exchanges', 'new_product_id', '1e3'],
+  ])('on %s (%s=%s) is a 400 with the message beside the field and the form otherwise whole', async (path, name, value) => {
+    const res = await request(t.app).get(`${path}?${name}=${encodeURIComponent(value)}`).expect(400);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(fieldError(res.text, name)).toBe(`“${value}” ${BIGINT_RULE}`);
+    expect(res.text).toContain(`name="${name}" type="text" value="${value}"`);
+    expect(res.text).toContain(`aria-invalid="true" aria-describedby="f-${name}-error"`);
+    expect(res.text).toContain('<nav class="site-nav" aria-label="Main">');
+    expect(res.text).toContain('Nothing is listed until the filters are fixed.');
+  });
+
+  it('names every bad field at once, keeps the good ones, and shows a bad date as text to correct', async () => {
+    const res = await request(t.app).get('/admin/checks?check_date_from=2024-02-30&is_validation=maybe&3pl=Swift%20%26%20Co').expect(400);
+    expect(fieldError(res.text, 'check_date_from')).toBe('“2024-02-30” must be a real calendar day written YYYY-MM-DD');
+    expect(fieldError(res.text, 'is_validation')).toBe('“maybe” must be one of 1, 0, true, false (any letter case)');
+    expect(res.text).toContain('name="check_date_from" type="text" value="2024-02-30"');
+    expect(res.text).toContain('name="3pl" type="text" value="Swift &amp; Co"');
+    expect(res.text).toContain('<a href="#f-check_date_from">Checked from</a>');
+  });
+
+  it('puts a range in the wrong order on its upper bound', async () => {
+    const res = await request(t.app).get('/admin/equipment/assignments?assign_date_from=2024-06-01&assign_date_to=2024-05-01').expect(400);
+    expect(fieldError(res.text, 'assign_date_to')).toBe('“2024-05-01” must not be before assign_date_from (2024-06-01)');
+  });
+
+  it('rejects a closed-set value, an unknown sort, a page size off the list and an unknown name', async () => {
+    const bad = async (query: string) => (await request(t.app).get(`/admin/equipment/exchanges?${query}`).expect(400)).text;
+    expect(fieldError(await bad('replacement_type=lost'), 'replacement_type')).toBe('“lost” must be one of: Lost, Accident, Exchange');
+    expect(await bad('sort=e.id%3B%20DROP%20TABLE%20riders')).toContain('sort must be one of: exchanged_at, rider_id, 3pl, exchange_type, replacement_type');
+    expect(await bad('per_page=1000')).toContain('per_page must be one of: 25, 50, 100');
+    expect(await bad('page=0')).toContain('page must be a whole number from 1 to 1000000');
+    expect(await bad('rider=101')).toContain('rider is not a known parameter; accepted parameters are: rider_id, 3pl,');
+    expect(await bad('rider_id=101&rider_id=102')).toContain('must be given at most once');
+  });
+
+  it('is a 400 page too on the CSV address, never a half-written file', async () => {
+    const res = await request(t.app).get('/admin/checks.csv?rider_id=x').expect(400);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['content-disposition']).toBeUndefined();
+    expect(fieldError(res.text, 'rider_id')).toBe(`“x” ${BIGINT_RULE}`);
+  });
+
+  it('on the home page, search and questionnaire is a 400 beside its field as well', async () => {
+    expect(fieldError((await request(t.app).get('/admin?as_of=2024-13-01').expect(400)).text, 'as_of')).toBe('“2024-13-01” must be a real calendar day written YYYY-MM-DD');
+    expect(fieldError((await request(t.app).get(`/admin/search?q=${'x'.repeat(256)}`).expect(400)).text, 'q')).toMatch(/must be at most 255 characters/);
+    expect(fieldError((await request(t.app).get('/admin/questionnaire?country_id=AE').expect(400)).text, 'country_id')).toBe(`“AE” ${BIGINT_RULE}`);
+  });
+});
+
+describe('the error pages', () => {
+  it('answers unknown admin paths with an HTML 404 in the site frame, and other methods with 405', async () => {
+    const res = await request(t.app).get('/admin/nothing-here').expect(404);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('There is no page at this address.');
+    expect(res.text).toContain('<nav class="site-nav" aria-label="Main">');
+    const post = await request(t.app).post('/admin/checks').expect(405);
+    expect(post.headers.allow).toBe('GET, HEAD');
+    expect(post.headers['content-type']).toMatch(/^text\/html/);
+    // Outside /admin the API's own error tail still answers.
+    expect((await request(t.app).get('/nothing-here').expect(404)).headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it('shows a 500 with the request id only: no message, stack or SQL, and logs the cause', async () => {
+    const logs: string[] = [];
+    const failing = { query: async () => Promise.reject(new Error('relation "secret_table" does not exist')) } as unknown as Pool;
+    const app = express().use(requestId).use('/admin', createAdminRouter({ pool: failing, log: (m) => logs.push(m) }));
+    const res = await request(app).get('/admin/checks').set('X-Request-Id', 'req-500-test').expect(500);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('<code class="request-id">req-500-test</code>');
+    expect(res.text).not.toMatch(/secret_table|Error:|at .*\.ts|SELECT/);
+    expect(logs.join('\n')).toMatch(/\[req-500-test\] GET \/admin\/checks -> 500: Error: relation "secret_table" does not exist/);
+  });
+
+  it('says the database is not answering (503) when it cannot be reached', async () => {
+    const down = { query: async () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })) } as unknown as Pool;
+    const app = express().use(requestId).use('/admin', createAdminRouter({ pool: down, log: () => undefined }));
+    const res = await request(app).get('/admin').expect(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.text).toContain('The database is not answering; try again shortly.');
+  });
+});
+
+describe('content security', () => {
+  const pages = ['/admin', '/admin?as_of=2024-06-01', '/admin/checks', '/admin/checks?rider_id=x', '/admin/checks/9001', '/admin/checks/9002',
+    '/admin/equipment/assignments', '/admin/equipment/riders', '/admin/equipment/returns', '/admin/equipment/exchanges',
+    '/admin/riders/101', '/admin/search?q=a', '/admin/questionnaire?country_id=1', '/admin/nope'];
+
+  it.each(pages)('%s has a strict CSP, no script at all and no inline event handlers', async (path) => {
+    const res = await request(t.app).get(path);
+    const csp = res.headers['content-security-policy'];
+    expect(csp).toMatch(/script-src 'self'/);
+    expect(csp).toMatch(/script-src-attr 'none'/);
+    expect(csp).toMatch(/default-src 'self'/);
+    expect(res.text).not.toMatch(/<script/i);
+    expect(res.text).not.toMatch(/\son[a-z]+\s*=/i);
+    expect(res.text).not.toMatch(/\sstyle\s*=/i);
+    expect(res.text).not.toMatch(/https?:\/\/(?!img\.test\/)/); // nothing from other hosts but the data's own image links
+  });
+});

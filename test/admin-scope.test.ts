@@ -1,0 +1,60 @@
+import express from 'express';
+import request from 'supertest';
+import { createAdminRouter } from '../src/admin/router';
+import { requestId } from '../src/http/request-id';
+import { testApp, type TestApp } from './support/app';
+
+// A supervisor limited to one 3PL sees only its riders, on every page and in every download. The
+// access layer leaves the supervisor in res.locals; here a stand-in does, in front of the router.
+let t: TestApp;
+let app: express.Express;
+beforeAll(() => {
+  t = testApp('fixture');
+  app = express()
+    .use(requestId)
+    .use((_req, res, next) => {
+      res.locals.supervisor = { id: '1', username: 'swift-lead', companyId: '1' }; // Swift & Co
+      res.locals.csrfToken = 'token-123';
+      next();
+    })
+    .use('/admin', createAdminRouter({ pool: t.pool, log: () => undefined }));
+});
+afterAll(() => t.close());
+
+const ids = (html: string, path: string) => [...html.matchAll(new RegExp(`<a href="/admin/${path}/(\\d+)"`, 'g'))].map(([, id]) => id);
+
+describe('a supervisor limited to one 3PL', () => {
+  it('sees only its riders in the lists, whatever the filters say', async () => {
+    expect(ids((await request(app).get('/admin/checks').expect(200)).text, 'checks')).toEqual(['9001', '9004']);
+    expect(ids((await request(app).get('/admin/checks?rider_id=102').expect(200)).text, 'checks')).toEqual([]);
+    const riders = (await request(app).get('/admin/equipment/riders').expect(200)).text;
+    expect([...new Set(ids(riders, 'riders'))]).toEqual(['101', '9007199254740993']);
+    expect((await request(app).get('/admin/equipment/returns').expect(200)).text).toContain('No returns match.');
+  });
+
+  it('cannot open another 3PL’s rider or check, or find them by search', async () => {
+    await request(app).get('/admin/riders/102').expect(404);
+    await request(app).get('/admin/checks/9002').expect(404);
+    await request(app).get('/admin/riders/101').expect(200);
+    expect((await request(app).get('/admin/search?q=102').expect(200)).text).toContain('No rider matches');
+    expect([...new Set(ids((await request(app).get('/admin/search?q=e').expect(200)).text, 'riders'))]).toEqual(['101', '9007199254740993', '107']);
+  });
+
+  it('gets downloads, figures and 3PL suggestions of its own 3PL only', async () => {
+    const csv = (await request(app).get('/admin/checks.csv').expect(200)).text.trimEnd().split('\n');
+    expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(['9001', '9004']);
+    const home = (await request(app).get('/admin?as_of=2024-06-01').expect(200)).text;
+    expect(home).toMatch(/<span class="figure">3<\/span> <span class="what">items held now/);
+    expect(home).toMatch(/<span class="figure">2<\/span> <span class="what">riders holding equipment<\/span><\/a><p class="sub">of 3 riders/);
+    const form = (await request(app).get('/admin/checks').expect(200)).text;
+    expect([...form.matchAll(/<option value="([^"]+)"><\/option>/g)].map(([, name]) => name)).toEqual(['Swift &amp; Co']);
+  });
+
+  it('sees who is signed in and a sign-out form carrying the CSRF token', async () => {
+    const html = (await request(app).get('/admin').expect(200)).text;
+    expect(html).toContain('<form class="sign-out" action="/admin/sign-out" method="post">');
+    expect(html).toContain('<input type="hidden" name="_csrf" value="token-123">');
+    expect(html).toContain('swift-lead');
+    expect((await request(app).get('/admin/nope').expect(404)).text).toContain('name="_csrf" value="token-123"');
+  });
+});

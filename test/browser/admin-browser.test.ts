@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { testApp, type TestApp } from '../support/app';
+import { launchChromium, serve } from '../support/browser';
+
+// The admin pages in real headless Chromium (Debian's package, driven by playwright-core), on the
+// demo data: enough rows to page through.
+jest.setTimeout(60000);
+
+let t: TestApp;
+let server: Awaited<ReturnType<typeof serve>>;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  t = testApp('demo');
+  server = await serve(t.app);
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await t?.close();
+});
+beforeEach(async () => {
+  context = await browser.newContext({ acceptDownloads: true });
+  page = await context.newPage();
+  // A blocked stylesheet, a CSP violation or a script error shows up here.
+  problems = [];
+  page.on('console', (message) => {
+    // A 400 page is a test's intended outcome, which Chromium also reports as a failed load.
+    if (message.type() === 'error' && !/status of 400/.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+});
+afterEach(async () => {
+  await context.close();
+  expect(problems).toEqual([]);
+});
+
+const url = (path: string) => `${server.base}${path}`;
+const count = async (sql: string) => Number((await t.pool.query(sql)).rows[0].n);
+const total = async () => Number((await page.locator('.summary strong').first().innerText()).replace(/,/g, ''));
+const cells = (label: string) => page.locator(`tbody td[data-label="${label}"]`).allInnerTexts();
+
+describe('the patrol checks list in a browser', () => {
+  it('applies a filter from the form: the table changes and the URL holds the filter', async () => {
+    await page.goto(url('/admin/checks'));
+    const before = await total();
+    await page.getByLabel('ID valid').selectOption({ label: 'Failed' });
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/[?&]is_validation=0/);
+    expect(await total()).toBe(await count('SELECT count(*) AS n FROM patrol_checks WHERE NOT id_valid'));
+    expect(await total()).toBeLessThan(before);
+    expect(new Set(await cells('ID'))).toEqual(new Set(['Failed']));
+    // The stylesheet loaded under the strict CSP.
+    expect(await page.evaluate("getComputedStyle(document.querySelector('.site-header')).backgroundColor")).toBe('rgb(31, 78, 121)');
+  });
+
+  it('pages forward keeping the filters, and the back button returns to the same page', async () => {
+    await page.goto(url('/admin/checks?is_validation=0'));
+    const first = await cells('Check');
+    await page.getByRole('link', { name: 'Next ›' }).first().click();
+    await page.waitForURL(/page=2/);
+    expect(page.url()).toContain('is_validation=0');
+    const second = await cells('Check');
+    expect(second).toHaveLength(25);
+    expect(second.filter((id) => first.includes(id))).toEqual([]);
+    expect(new Set(await cells('ID'))).toEqual(new Set(['Failed']));
+    await page.goBack();
+    expect(await cells('Check')).toEqual(first);
+    expect(await page.getByLabel('ID valid').inputValue()).toBe('0');
+  });
+
+  it('sorts by a column header and changes the page size, keeping the filters', async () => {
+    await page.goto(url('/admin/checks?license_plate=0'));
+    await page.getByRole('link', { name: /^Rider ID/ }).click();
+    await page.waitForURL(/sort=rider_id/);
+    const riders = (await cells('Rider ID')).map(Number);
+    expect(riders).toEqual([...riders].sort((a, b) => a - b));
+    await page.getByRole('link', { name: '50', exact: true }).click();
+    await page.waitForURL(/per_page=50/);
+    expect(page.url()).toMatch(/license_plate=0.*sort=rider_id|sort=rider_id.*license_plate=0/);
+    expect(await cells('Check')).toHaveLength(50);
+  });
+
+  it("opens a check's detail page", async () => {
+    await page.goto(url('/admin/checks'));
+    const id = (await cells('Check'))[0];
+    await page.locator('tbody td[data-label="Check"] a').first().click();
+    await expect(page.locator('h1').innerText()).resolves.toBe(`Patrol check ${id}`);
+    await expect(page.getByRole('heading', { name: 'Questionnaire answers' }).isVisible()).resolves.toBe(true);
+  });
+
+  it('shows a bad value beside its field, with the rest of the page in place', async () => {
+    await page.goto(url('/admin/checks'));
+    await page.getByLabel('Rider ID').fill('abc');
+    const [response] = await Promise.all([page.waitForResponse(/rider_id=abc/), page.getByRole('button', { name: 'Apply filters' }).click()]);
+    expect(response.status()).toBe(400);
+    await expect(page.locator('#f-rider_id-error').innerText()).resolves.toBe('“abc” must be a whole number from 1 to 9223372036854775807');
+    await expect(page.getByLabel('Rider ID').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.getByRole('navigation', { name: 'Main' }).isVisible()).resolves.toBe(true);
+  });
+
+  it('downloads every matching row as CSV, not one page', async () => {
+    await page.goto(url('/admin/checks?sticker_validation=0'));
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /^Download all/ }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^patrol-checks-\d{4}-\d{2}-\d{2}\.csv$/);
+    const lines = fs.readFileSync((await download.path())!, 'utf8').trimEnd().split('\n');
+    expect(lines[0]).toBe('\uFEFFCheck,Checked at,Rider ID,Rider,3PL,Patroller ID,Patroller,ID,Plate,Sticker,Score,Items');
+    expect(lines).toHaveLength(1 + (await count('SELECT count(*) AS n FROM patrol_checks WHERE NOT sticker_valid')));
+    expect(lines.length).toBeGreaterThan(26);
+  });
+});
+
+describe('finding a rider in a browser', () => {
+  it('searches by part of a name from any page and opens the rider', async () => {
+    const { rows } = await t.pool.query(`SELECT id, name FROM riders WHERE name ~ '^[A-Za-z]+ [A-Za-z]+$' ORDER BY id LIMIT 1`);
+    const [, last] = rows[0].name.split(' ');
+    await page.goto(url('/admin/equipment/returns'));
+    await page.getByRole('searchbox', { name: 'Find a rider' }).fill(last.toLowerCase());
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/admin\/search\?q=/);
+    await page.getByRole('link', { name: rows[0].name }).first().click();
+    await page.waitForURL(/\/admin\/riders\/\d+$/);
+    await expect(page.locator('h1').innerText()).resolves.toBe(rows[0].name);
+    await expect(page.getByRole('heading', { name: 'Equipment held now' }).isVisible()).resolves.toBe(true);
+  });
+
+  it('goes straight to the rider when given an ID', async () => {
+    await page.goto(url('/admin'));
+    await page.getByRole('searchbox', { name: 'Find a rider' }).fill('100001');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/\/admin\/riders\/100001$/);
+    await expect(page.locator('.facts').innerText()).resolves.toContain('100001');
+  });
+});
+
+describe('keyboard and small screens', () => {
+  it('starts with a skip link that moves focus to the content', async () => {
+    await page.goto(url('/admin/checks'));
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate('document.activeElement.id')).toBe('main');
+  });
+
+  it('fits a phone screen without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const { rows } = await t.pool.query(`SELECT id, rider_id, to_char(checked_at, 'YYYY-MM-DD') AS day FROM patrol_checks ORDER BY id LIMIT 1`);
+    for (const path of ['/admin', `/admin?as_of=${rows[0].day}`, '/admin/checks', `/admin/checks/${rows[0].id}`, '/admin/equipment/riders',
+      '/admin/equipment/exchanges', `/admin/riders/${rows[0].rider_id}`, '/admin/questionnaire?country_id=1', '/admin/checks?rider_id=x']) {
+      await page.goto(url(path));
+      const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      expect([path, overflow]).toEqual([path, 0]);
+    }
+  });
+});
