@@ -1,9 +1,10 @@
-import { Transform, pipeline, type Readable, type TransformCallback } from 'node:stream';
+import { Transform, pipeline, type TransformCallback } from 'node:stream';
 import type { Response } from 'express';
 import { escapeLiteral } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Pool } from '../../db/pool';
 import type { NativeQuery } from '../../db/knex';
+import { openQueryStream } from '../../db/stream-query';
 
 const NEWLINE = 0x0a;
 const COMMA = 0x2c;
@@ -56,59 +57,14 @@ export function copyJsonLines(query: NativeQuery): string {
   return `COPY (${inlineParameters(query)}) TO STDOUT WITH (FORMAT csv, DELIMITER E'\\x01', QUOTE E'\\x02')`;
 }
 
-class ClientGone extends Error {
-  constructor() {
-    super('client closed the connection before the first byte');
-  }
-}
-
-/** Resolves when the stream has data (or has ended), rejects on its error or when the client leaves. */
-function firstData(source: Readable, res: Response): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const settle = (error?: Error) => {
-      source.off('readable', onReadable).off('error', settle);
-      res.off('close', onClose);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onReadable = () => settle();
-    const onClose = () => settle(new ClientGone());
-    source.once('readable', onReadable).once('error', settle);
-    res.once('close', onClose);
-  });
-}
-
 /**
  * Streams a query whose rows each hold one JSON text (column 0) as a JSON array, straight from
- * PostgreSQL's COPY output to the socket, with backpressure. Until the first bytes arrive nothing is
- * written, so a database error still becomes a proper error response. If the client goes away, the
- * statement is cancelled and its connection is discarded rather than returned half-used.
+ * PostgreSQL's COPY output to the socket, with backpressure (see openQueryStream for errors and
+ * clients that leave).
  */
 export async function streamJsonArray(pool: Pool, query: NativeQuery, res: Response): Promise<void> {
-  const client = await pool.connect();
-  const rows = client.query(copyTo(copyJsonLines(query)));
-  rows.on('error', () => undefined); // reported through firstData() or pipeline()
-
-  let released = false;
-  const release = (error?: Error) => {
-    if (released) return;
-    released = true;
-    if (error) {
-      const pid = (client as unknown as { processID: number }).processID;
-      pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
-    }
-    client.release(error);
-  };
-
-  try {
-    await firstData(rows, res);
-  } catch (error) {
-    rows.destroy();
-    release(error as Error);
-    if (error instanceof ClientGone) return;
-    throw error;
-  }
-
+  const opened = await openQueryStream(pool, () => copyTo(copyJsonLines(query)), res);
+  if (!opened) return;
   res.status(200).type('application/json');
-  pipeline(rows, new JsonLinesToArray(), res, (error) => release(error ?? undefined));
+  pipeline(opened.rows, new JsonLinesToArray(), res, opened.done);
 }
