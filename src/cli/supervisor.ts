@@ -2,9 +2,7 @@
 // npm run supervisor -- disable --username NAME
 import { parseArgs } from 'node:util';
 import readline from 'node:readline/promises';
-import pg from 'pg';
-import { loadConfig } from '../config';
-import { openDatabase } from '../db/bootstrap';
+import { runCommand, withDatabaseClient } from './run';
 import { MIN_PASSWORD_LENGTH, createSupervisor, disableSupervisor } from '../auth/supervisors';
 
 const usage = `usage:
@@ -27,28 +25,20 @@ async function askPassword(): Promise<string> {
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({ allowPositionals: true, options: { username: { type: 'string' }, '3pl': { type: 'string' } } });
   const [command] = positionals;
-  if (!['create', 'disable'].includes(command) || !values.username) throw new Error(usage);
+  const username = values.username;
+  if (!['create', 'disable'].includes(command) || !username) throw new Error(usage);
   const password = command === 'create' ? await askPassword() : '';
-  const database = await openDatabase(loadConfig(), () => undefined, { demo: false });
-  const client = new pg.Client(database.url);
-  await client.connect();
-  try {
+  await withDatabaseClient(async (client) => {
     if (command === 'create') {
-      await createSupervisor(client, { username: values.username, password, company: values['3pl'] });
-      console.log(`Supervisor "${values.username}" can sign in at /admin${values['3pl'] ? `, seeing only 3PL "${values['3pl']}"` : ''}.`);
-    } else if (await disableSupervisor(client, values.username)) {
-      console.log(`Supervisor "${values.username}" is disabled; their sessions end at their next request.`);
+      await createSupervisor(client, { username, password, company: values['3pl'] });
+      console.log(`Supervisor "${username}" can sign in at /admin${values['3pl'] ? `, seeing only 3PL "${values['3pl']}"` : ''}.`);
+    } else if (await disableSupervisor(client, username)) {
+      console.log(`Supervisor "${username}" is disabled; their sessions end at their next request.`);
     } else {
-      console.log(`No active supervisor is named "${values.username}".`);
+      console.log(`No active supervisor is named "${username}".`);
       process.exitCode = 1;
     }
-  } finally {
-    await client.end();
-    await database.embedded?.stop();
-  }
+  });
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runCommand(main);

@@ -3,9 +3,7 @@
 // npm run token -- list
 // Works on DATABASE_URL, or on the embedded server when it is not set.
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { loadConfig } from '../config';
-import { openDatabase } from '../db/bootstrap';
+import { runCommand, withDatabaseClient } from './run';
 import { createToken, listTokens, revokeToken } from '../auth/tokens';
 
 const usage = `usage:
@@ -25,11 +23,7 @@ async function main(): Promise<void> {
   const days = values['expires-days'];
   if (days !== undefined && (!/^\d+$/.test(days) || Number(days) < 1)) throw new Error('--expires-days must be a whole number of at least 1');
 
-  const config = loadConfig();
-  const database = await openDatabase(config, () => undefined, { demo: false });
-  const client = new pg.Client(database.url);
-  await client.connect();
-  try {
+  await withDatabaseClient(async (client) => {
     if (command === 'create') {
       const { id, token } = await createToken(client, { name: values.name!, company: values['3pl'], expiresInDays: days ? Number(days) : undefined });
       console.log(`Token ${id} "${values.name}"${values['3pl'] ? ` for 3PL "${values['3pl']}"` : ''}. It is shown this once; keep it secret:`);
@@ -41,13 +35,7 @@ async function main(): Promise<void> {
     } else {
       console.table(await listTokens(client));
     }
-  } finally {
-    await client.end();
-    await database.embedded?.stop();
-  }
+  });
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runCommand(main);
