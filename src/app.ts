@@ -7,6 +7,7 @@ import type { Config } from './config';
 import type { Pool } from './db/pool';
 import { createAdminRouter } from './admin/router';
 import { createApiRouter } from './api/v2/router';
+import { createReportsRouter } from './reports/router';
 import { problemHandler, type Logger } from './api/v2/problem';
 import { createDocsRouter } from './docs/router';
 import { HttpError } from './http/errors';
@@ -65,6 +66,7 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
     const signIn = createSignIn({ pool, config, log });
     app.use('/admin', signIn.sessions, signIn.router, signIn.requireSupervisor);
   }
+  app.use('/admin', createReportsRouter({ pool, streamPool, log, chromiumPath: config.chromiumPath }));
   app.use('/admin', createAdminRouter({ pool, streamPool, log }));
 
   app.use((req) => {

@@ -1,4 +1,5 @@
 // The only reader of process.env: every setting is typed and checked here, so a bad one fails at start.
+import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from './paths';
 
@@ -20,6 +21,8 @@ export interface Config {
   metricsToken?: string;
   /** How long SIGTERM waits for requests in flight before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** Chromium for PDF reports; absent turns PDF downloads off (see chromiumPath). */
+  chromiumPath?: string;
 }
 
 export class ConfigError extends Error {}
@@ -50,6 +53,18 @@ export function isTimeZone(zone: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * CHROMIUM_PATH: the browser that prints reports to PDF. Unset, Debian's /usr/bin/chromium when it is
+ * installed, else none (PDF off). Set to a missing file, the start fails; set to `off`, PDF is off.
+ */
+export function chromiumPath(env: Env = process.env): string | undefined {
+  const raw = env.CHROMIUM_PATH;
+  if (raw === undefined || raw === '') return fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
+  if (/^off$/i.test(raw)) return undefined;
+  if (!fs.existsSync(raw)) throw new ConfigError(`CHROMIUM_PATH "${raw}" does not exist`);
+  return raw;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -96,5 +111,6 @@ export function loadConfig(env: Env = process.env): Config {
       secret: env.SESSION_SECRET || undefined,
     },
     trustProxy: onOff(env, 'TRUST_PROXY', false),
+    chromiumPath: chromiumPath(env),
   };
 }

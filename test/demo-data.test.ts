@@ -7,6 +7,8 @@ import { testApp, type TestApp } from './support/app';
 import { databaseUrl, testDatabases } from './support/databases';
 
 // The demo database holds seedDemo({ riders: 300, seed: 42 }), the same data `npm start` loads.
+// About fifty whole answers and two seeds of the demo: slow on a busy machine, never stuck.
+jest.setTimeout(120000);
 let t: TestApp;
 beforeAll(() => (t = testApp('demo')));
 afterAll(() => t.close());

@@ -39,6 +39,8 @@ export interface ListColumn {
 
 export interface ListResource {
   path: string;
+  /** Its filters also select riders for the batch report at /admin/reports. */
+  printable?: boolean;
   title: string;
   intro: string;
   section: string;
@@ -203,6 +205,7 @@ export function listHandlers(resource: ListResource, { pool, streamPool, compani
         current: Number(n) === perPage,
       })),
       csvHref: href(`${path}.csv`, without(current, 'page', 'per_page')),
+      printHref: resource.printable ? href('/admin/reports', filtersOnly) : undefined,
       resetHref: path,
       filtered: Object.keys(filtersOnly).some((name) => filtersOnly[name] !== ''),
       headers,

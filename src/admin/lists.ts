@@ -98,6 +98,7 @@ const equipmentOf = (row: Row) => (row.equipment as Equipment | null) ?? [];
 
 export const riderList: ListResource = {
   path: '/equipment/riders',
+  printable: true,
   title: 'Riders with equipment',
   intro: 'Each rider with the items they hold or have returned, by rider ID.',
   section: 'equipment',

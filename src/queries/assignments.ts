@@ -131,3 +131,26 @@ export function heldByProduct(scope: Scope = {}) {
     .select('a.product_id', 'p.name as product_name', sql.raw('count(*) AS items'))
     .orderByRaw('count(*) DESC, p.name');
 }
+
+// ---------------------------------------------------------------------------------------------
+// Printable reports (src/reports): several riders at once, so a batch costs one query, not one per rider.
+
+/** `(day + 1)` as the first instant after that day in the session's time zone, or now() without a day. */
+const endOf = (asOf?: string) => (asOf ? sql.raw('(?::date + 1)::timestamptz', [asOf]) : sql.raw('now()'));
+
+/**
+ * Every assignment of these riders made up to the end of `asOf` (all of them without it), oldest
+ * first, with the list's columns, the day it becomes eligible for exchange, whether it was eligible
+ * then, and whether the rider still held it then (`held`): what a dispute about kit turns on.
+ */
+export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: string) {
+  const eligibleAt = "a.assigned_at + p.exchange_after_days * interval '1 day'";
+  return adminColumns(filtered({ ...scope, assign_date_to: asOf }))
+    .whereIn('a.rider_id', riderIds)
+    .select(
+      sql.raw(`to_char(${eligibleAt}, 'YYYY-MM-DD') AS eligible_on`),
+      sql.raw(`(${eligibleAt} < ?) AS eligible`, [endOf(asOf)]),
+      sql.raw('(a.deleted_at IS NULL OR a.deleted_at >= ?) AS held', [endOf(asOf)]),
+    )
+    .orderBy([{ column: 'a.rider_id' }, { column: 'a.assigned_at' }, { column: 'a.id' }]);
+}

@@ -160,3 +160,10 @@ export function checksPerDay(days: { from: string; to: string }, scope: Scope = 
     .orderByRaw(day)
     .select(sql.raw(`${day} AS day`), sql.raw('count(*) AS checks'), sql.raw(`count(*) FILTER (WHERE ${passed}) AS passed`));
 }
+
+/** Printable reports: the checks of these riders up to the end of `asOf` (all without it), oldest first. */
+export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: string) {
+  return adminColumns(filtered({ ...scope, check_date_to: asOf }))
+    .whereIn('pc.rider_id', riderIds)
+    .orderBy([{ column: 'pc.rider_id' }, { column: 'pc.checked_at' }, { column: 'pc.id' }]);
+}

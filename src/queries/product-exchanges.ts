@@ -104,3 +104,10 @@ export function countsByReplacementType({ from, to }: { from: string; to: string
       sql.raw('count(*) FILTER (WHERE e.exchanged_at >= ?::date::timestamptz) AS recent', [from]),
     );
 }
+
+/** Printable reports: the exchanges of these riders up to the end of `asOf` (all without it), oldest first. */
+export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: string) {
+  return adminColumns(filtered({ ...scope, exchange_date_to: asOf }))
+    .whereIn('oa.rider_id', riderIds)
+    .orderBy([{ column: 'oa.rider_id' }, { column: 'e.exchanged_at' }, { column: 'e.id' }]);
+}

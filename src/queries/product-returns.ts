@@ -75,3 +75,10 @@ export function adminColumns(builder: Knex.QueryBuilder) {
       'u.name as returned_by',
     );
 }
+
+/** Printable reports: the returns of these riders up to the end of `asOf` (all without it), oldest first. */
+export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: string) {
+  return adminColumns(filtered({ ...scope, return_date_to: asOf }))
+    .whereIn('a.rider_id', riderIds)
+    .orderBy([{ column: 'a.rider_id' }, { column: 'pr.returned_at' }, { column: 'pr.id' }]);
+}

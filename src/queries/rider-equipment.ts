@@ -133,3 +133,24 @@ export function searchColumns(builder: Knex.QueryBuilder) {
 export function companyNames(scope: Scope = {}) {
   return applyScope(sql('companies as c'), scope, 'c.id').select('c.name').orderBy('c.name');
 }
+
+// ---------------------------------------------------------------------------------------------
+// Printable reports (src/reports): the riders to print, by the list's filters. Unlike the list,
+// without `active` a rider who never held anything is kept: an acknowledgement form for "nothing
+// held" is still a form to sign.
+
+/** Riders the report filters keep; no columns chosen yet (the caller counts, or adds reportColumns). */
+export function reportRiders(values: Filters) {
+  const builder = sql('riders as r').join('companies as c', 'c.id', 'r.company_id');
+  if (values.active === true) builder.whereRaw('r.active_items > 0');
+  else if (values.active === false) builder.whereRaw('r.returned_items > 0');
+  return applyScope(applyFilters(builder, params, values, ['rider_id', '3pl_name']), values);
+}
+
+/** The report header of each rider, by id, with the moment of printing in the session's time zone. */
+export function reportColumns(builder: Knex.QueryBuilder) {
+  return builder
+    .join('countries as co', 'co.id', 'r.country_id')
+    .select('r.id', 'r.name', 'c.name as company', 'co.code as country_code', 'co.name as country_name', sql.raw(`to_char(now(), 'YYYY-MM-DD HH24:MI') AS printed_at`))
+    .orderBy('r.id');
+}

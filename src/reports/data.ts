@@ -1,0 +1,81 @@
+import type { Knex } from 'knex';
+import { toNative } from '../db/knex';
+import type { Pool } from '../db/pool';
+import type { Scope } from '../filters/scope';
+import * as assignments from '../queries/assignments';
+import * as patrolChecks from '../queries/patrol-checks';
+import * as productExchanges from '../queries/product-exchanges';
+import * as productReturns from '../queries/product-returns';
+import * as riderEquipment from '../queries/rider-equipment';
+
+export type Row = Record<string, any>;
+
+/** Everything one rider's report prints: the header, the four sections and the totals line. */
+export interface RiderReport {
+  rider: Row;
+  held: Row[];
+  assignments: Row[];
+  returns: Row[];
+  exchanges: Row[];
+  checks: Row[];
+  totals: { held: number; assignments: number; returns: number; exchanges: number; checks: number; checksPassed: number };
+}
+
+const run = async (pool: Pool, builder: Knex.QueryBuilder) => (await pool.query(toNative(builder))).rows as Row[];
+
+function byRider(rows: Row[]): Map<string, Row[]> {
+  const out = new Map<string, Row[]>();
+  for (const row of rows) {
+    const key = String(row.rider_id);
+    if (!out.has(key)) out.set(key, []);
+    out.get(key)!.push(row);
+  }
+  return out;
+}
+
+/** The riders the filters keep, up to `limit` (one more is read, so the caller can tell it was exceeded). */
+export async function findRiders(pool: Pool, values: riderEquipment.Filters, limit: number): Promise<Row[]> {
+  return run(pool, riderEquipment.reportColumns(riderEquipment.reportRiders(values)).limit(limit + 1));
+}
+
+export async function countRiders(pool: Pool, values: riderEquipment.Filters): Promise<number> {
+  const [row] = await run(pool, riderEquipment.reportRiders(values).count({ total: '*' }));
+  return Number(row.total);
+}
+
+/**
+ * The reports of these riders, in their order. Four queries whatever the number of riders, each
+ * the builder the admin lists use, limited to the riders, the scope and the end of `asOf`.
+ */
+export async function loadReports(pool: Pool, riders: Row[], scope: Scope, asOf?: string): Promise<RiderReport[]> {
+  if (riders.length === 0) return [];
+  const ids = riders.map((r) => String(r.id));
+  const [assigned, returned, exchanged, checked] = await Promise.all([
+    run(pool, assignments.reportRows(ids, scope, asOf)).then(byRider),
+    run(pool, productReturns.reportRows(ids, scope, asOf)).then(byRider),
+    run(pool, productExchanges.reportRows(ids, scope, asOf)).then(byRider),
+    run(pool, patrolChecks.reportRows(ids, scope, asOf)).then(byRider),
+  ]);
+  return riders.map((rider) => {
+    const id = String(rider.id);
+    const report = {
+      rider,
+      held: (assigned.get(id) ?? []).filter((a) => a.held),
+      assignments: assigned.get(id) ?? [],
+      returns: returned.get(id) ?? [],
+      exchanges: exchanged.get(id) ?? [],
+      checks: checked.get(id) ?? [],
+    };
+    return {
+      ...report,
+      totals: {
+        held: report.held.length,
+        assignments: report.assignments.length,
+        returns: report.returns.length,
+        exchanges: report.exchanges.length,
+        checks: report.checks.length,
+        checksPassed: report.checks.filter((c) => c.id_valid && c.plate_valid && c.sticker_valid).length,
+      },
+    };
+  });
+}

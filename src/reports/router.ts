@@ -1,0 +1,110 @@
+import path from 'node:path';
+import express, { type Request, type Response, type Router } from 'express';
+import type { Pool } from '../db/pool';
+import { defineParams } from '../filters/define';
+import { queryValidator } from '../filters/validate';
+import { HttpError } from '../http/errors';
+import { projectRoot } from '../paths';
+import * as riderEquipment from '../queries/rider-equipment';
+import { adminErrorHandler, type Logger } from '../admin/errors';
+import { pathId } from '../admin/path-id';
+import { scopeOf } from '../admin/scope';
+import { href, stringQuery } from '../admin/urls';
+import { countRiders, findRiders, loadReports } from './data';
+import { canPrint, printerFor, type Paper } from './pdf';
+import { renderReport, type ReportDocument } from './render';
+
+/** Riders in one batch document: about 200 pages, which Chromium prints in seconds and a printer in minutes. */
+export const BATCH_CAP = 200;
+
+export interface ReportsDeps {
+  pool: Pool;
+  /** Connections for batch reports, which read many riders' histories; the query pool when not given. */
+  streamPool?: Pool;
+  log?: Logger;
+  /** Chromium for PDF; defaults to the CHROMIUM_PATH setting; null turns PDF off. */
+  chromiumPath?: string | null;
+  batchCap?: number;
+}
+
+const asOf = { type: 'date', label: 'As of', description: 'What the rider held at the end of this day, and the history up to it.' } as const;
+const paper = { type: 'enum', values: ['A4', 'Letter'], label: 'Paper', description: 'A4 or Letter.' } as const;
+const single = queryValidator(defineParams({ as_of: asOf }));
+const singlePdf = queryValidator(defineParams({ as_of: asOf, paper }));
+const batch = queryValidator(riderEquipment.adminParams);
+const batchPdf = queryValidator(defineParams({ ...riderEquipment.adminParams, paper }));
+
+/**
+ * Printable rider reports, mounted at /admin beside the admin pages (and behind the same sign-in):
+ * one rider (`/riders/:id/report`), or every rider a filter keeps (`/reports`), each also as PDF.
+ */
+export function createReportsRouter({ pool, streamPool = pool, log = console.error, chromiumPath, batchCap = BATCH_CAP }: ReportsDeps): Router {
+  const printer = canPrint(chromiumPath ?? undefined) ? printerFor(chromiumPath!) : undefined;
+  const router = express.Router();
+  router.use('/reports/assets', express.static(path.join(projectRoot, 'public/reports'), { index: false, maxAge: '1h' }));
+
+  const pdfLinks = (pdfPath: string, query: Record<string, string>) =>
+    printer ? (['A4', 'Letter'] as const).map((size) => ({ href: href(pdfPath, { ...query, paper: size }), label: `PDF (${size})` })) : [];
+
+  async function send(res: Response, doc: ReportDocument, pagePath: string, paperSize: string | undefined, filename: string) {
+    const html = await renderReport(doc);
+    res.set('Cache-Control', 'no-store');
+    if (!paperSize) return void res.type('html').send(html);
+    if (!printer) throw new HttpError(404, 'PDF downloads are not enabled on this server (see CHROMIUM_PATH in the README).');
+    const pdf = await printer.print(html, pagePath, paperSize as Paper);
+    res.type('application/pdf').set('Content-Disposition', `attachment; filename="${filename}"`).send(pdf);
+  }
+
+  async function riderReport(req: Request, res: Response, asPdf: boolean) {
+    const id = await pathId(String(req.params.id), 'rider');
+    const values: { as_of?: string; paper?: string } = await (asPdf ? singlePdf : single)(req.query as Record<string, unknown>);
+    const scope = scopeOf(res);
+    // Another 3PL's rider is not found, as on the rider page: its existence is not told.
+    const riders = await findRiders(pool, { ...scope, rider_id: id }, 1);
+    if (!riders.length) throw new HttpError(404, `There is no rider with ID ${id}.`);
+    const reports = await loadReports(pool, riders, scope, values.as_of);
+    const query: Record<string, string> = values.as_of ? { as_of: values.as_of } : {};
+    const pagePath = `/admin/riders/${id}/report`;
+    await send(res, {
+      title: `Rider ${id}: equipment report${values.as_of ? ` as of ${values.as_of}` : ''}`,
+      reports,
+      asOf: values.as_of,
+      printedBy: printedBy(res),
+      toolbar: { back: { href: `/admin/riders/${id}`, label: 'Back to the rider' }, pdf: pdfLinks(`${pagePath}.pdf`, query) },
+    }, pagePath, values.paper, `rider-${id}-report${values.as_of ? `-${values.as_of}` : ''}.pdf`);
+  }
+
+  async function batchReport(req: Request, res: Response, asPdf: boolean) {
+    const values: riderEquipment.Filters & { paper?: string } = await (asPdf ? batchPdf : batch)(req.query as Record<string, unknown>);
+    const scope = scopeOf(res);
+    const filters = { rider_id: values.rider_id, '3pl_name': values['3pl_name'], active: values.active, ...scope };
+    const riders = await findRiders(streamPool, filters, batchCap);
+    if (riders.length > batchCap) {
+      const total = await countRiders(streamPool, filters);
+      throw new HttpError(400, `${total.toLocaleString('en-US')} riders match these filters, and one batch prints at most ${batchCap}. ` +
+        'Narrow it down: one 3PL (3pl_name), or only riders holding equipment now (active=1).', { title: 'Too many riders for one batch' });
+    }
+    if (!riders.length) throw new HttpError(404, values.rider_id ? `There is no rider with ID ${values.rider_id}.` : 'No rider matches these filters.');
+    const reports = await loadReports(streamPool, riders, scope);
+    const query = stringQuery(req.query as Record<string, unknown>, ['rider_id', '3pl_name', 'active']);
+    await send(res, {
+      title: `Equipment reports: ${riders.length === 1 ? '1 rider' : `${riders.length} riders`}`,
+      reports,
+      printedBy: printedBy(res),
+      toolbar: { back: { href: href('/admin/equipment/riders', query), label: 'Back to the riders list' }, pdf: pdfLinks('/admin/reports.pdf', query) },
+    }, '/admin/reports', values.paper, 'rider-reports.pdf');
+  }
+
+  router.get('/riders/:id/report', (req, res) => riderReport(req, res, false));
+  router.get('/riders/:id/report.pdf', (req, res) => riderReport(req, res, true));
+  router.get('/reports', (req, res) => batchReport(req, res, false));
+  router.get('/reports.pdf', (req, res) => batchReport(req, res, true));
+  // Only errors of the routes above reach this; other paths pass on to the admin router.
+  router.use(adminErrorHandler(log));
+  return router;
+}
+
+/** Who prints: the signed-in supervisor, or a plain note when sign-in is off. */
+function printedBy(res: Response): string {
+  return (res.locals.supervisor as { username?: string } | undefined)?.username ?? '(sign-in is off)';
+}

@@ -1,0 +1,94 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { closePrinters } from '../src/reports/pdf';
+import { testApp, type TestApp } from './support/app';
+
+// Chromium prints the report HTML to PDF; pdftotext (poppler-utils) reads it back, one form feed
+// per page. Both are installed here and on CI (.ci/run); a machine without them skips, saying why.
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const PDFTOTEXT = '/usr/bin/pdftotext';
+const missing = [CHROMIUM, PDFTOTEXT].filter((file) => !fs.existsSync(file));
+if (missing.length) console.warn(`Skipping the PDF report tests: ${missing.join(' and ')} not installed (apt-get install chromium poppler-utils).`);
+const describeIfTools = missing.length ? describe.skip : describe;
+
+jest.setTimeout(90000);
+
+/** The PDF's text, page by page (pdftotext ends every page with a form feed). */
+async function pages(pdf: Buffer): Promise<string[]> {
+  const child = promisify(execFile)(PDFTOTEXT, ['-layout', '-enc', 'UTF-8', '-', '-'], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  child.child.stdin!.end(pdf);
+  const { stdout } = await child;
+  return stdout.split('\f').slice(0, -1).map((page) => page.replace(/\s+/g, ' '));
+}
+
+const pdfOf = (res: request.Response) => res.body as Buffer;
+const binary = (res: request.Response, cb: (error: Error | null, body: Buffer) => void) => {
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () => cb(null, Buffer.concat(chunks)));
+};
+
+describeIfTools('PDF reports printed by headless Chromium', () => {
+  let t: TestApp;
+  beforeAll(() => {
+    t = testApp('fixture', { CHROMIUM_PATH: CHROMIUM });
+  });
+  afterAll(async () => {
+    if (t.logs.length) console.log(t.logs.join('\n'));
+    await closePrinters();
+    await t.close();
+  });
+
+  it('prints one rider on one A4 page with every section, the totals, the signature lines and the page number', async () => {
+    const res = await request(t.app).get('/admin/riders/101/report.pdf?paper=A4').buffer(true).parse(binary).expect(200);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="rider-101-report.pdf"');
+    expect(pdfOf(res).subarray(0, 5).toString()).toBe('%PDF-');
+    const text = await pages(pdfOf(res));
+    expect(text).toHaveLength(1);
+    for (const expected of [
+      'Equipment report', 'Ahmed Khan', 'Swift & Co', 'United Arab Emirates (AE)', 'Equipment held now',
+      'Delivery Bag', 'Yes, since', 'Still held', 'Helmet / M → Helmet / L', 'Size change', 'Patroller One',
+      'Totals: 2 items held · 3 assignments · 0 returns · 1 exchange · 1 patrol check', 'Supervisor: name and signature', 'Page 1 of 1',
+    ]) expect(text[0]).toContain(expected);
+    expect(text[0]).not.toContain('PDF (A4)'); // no buttons or links on paper
+    expect(text[0]).not.toContain('Back to the rider');
+  });
+
+  it('prints as_of on Letter paper', async () => {
+    const res = await request(t.app).get('/admin/riders/102/report.pdf?as_of=2024-05-01&paper=Letter').buffer(true).parse(binary).expect(200);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="rider-102-report-2024-05-01.pdf"');
+    const text = await pages(pdfOf(res));
+    expect(text).toHaveLength(1);
+    expect(text[0]).toContain('Equipment held at the end of 2024-05-01');
+    expect(text[0]).toContain('From 2024-10-27');
+    expect(text[0]).not.toContain('Damaged');
+  });
+
+  it('prints a batch of three riders on three pages, one rider per page, numbered through', async () => {
+    const res = await request(t.app).get('/admin/reports.pdf?3pl_name=Swift%20%26%20Co&paper=A4').buffer(true).parse(binary).expect(200);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="rider-reports.pdf"');
+    const text = await pages(pdfOf(res));
+    expect(text).toHaveLength(3);
+    const riders = [['101', 'Ahmed Khan'], ['107', 'No Gear Yet'], ['9007199254740993', 'Big Id Rider']];
+    riders.forEach(([id, name], i) => {
+      expect(text[i]).toContain(id);
+      expect(text[i]).toContain(name);
+      expect(text[i]).toContain(`Page ${i + 1} of 3`);
+      for (const [, other] of riders.filter((_r, j) => j !== i)) expect(text[i]).not.toContain(other);
+    });
+    expect(text[1]).toContain('Totals: 0 items held · 0 assignments');
+  });
+
+  it('prints several PDFs at once with one browser', async () => {
+    const all = await Promise.all(['101', '102', '104', '105', '106'].map((id) =>
+      request(t.app).get(`/admin/riders/${id}/report.pdf?paper=A4`).buffer(true).parse(binary).expect(200)));
+    for (const res of all) expect((await pages(pdfOf(res))).length).toBe(1);
+  });
+
+  it('refuses a PDF without a valid paper size', async () => {
+    await request(t.app).get('/admin/riders/101/report.pdf?paper=A3').expect(400);
+  });
+});
