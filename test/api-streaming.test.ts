@@ -105,3 +105,20 @@ describe('statement timeouts', () => {
     }
   });
 });
+
+describe('a full pool', () => {
+  it('answers 503 with Retry-After after DB_ACQUIRE_TIMEOUT_MS, rather than hanging', async () => {
+    const small = testApp('fixture', { DB_POOL_MAX: '1', DB_ACQUIRE_TIMEOUT_MS: '300' });
+    const held = await small.pool.connect();
+    try {
+      const started = Date.now();
+      const res = await request(small.app).get('/v2/rider-equipment-list');
+      expectProblem(res, 503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      held.release();
+      await small.close();
+    }
+  });
+});

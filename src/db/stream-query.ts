@@ -39,6 +39,10 @@ export interface OpenStream<S> {
  */
 export async function openQueryStream<S extends Readable & Submittable>(pool: Pool, makeStream: () => S, res: Response): Promise<OpenStream<S> | undefined> {
   const client = await pool.connect();
+  // A server that goes away mid-answer makes the client emit 'error'; unheard, that would end the
+  // process. The stream reports the failure; the client is discarded in done().
+  const lost = () => undefined;
+  client.on('error', lost);
   const rows = client.query(makeStream());
   rows.on('error', () => undefined); // reported through firstData() or the caller's pipeline()
 
@@ -46,6 +50,7 @@ export async function openQueryStream<S extends Readable & Submittable>(pool: Po
   const done = (error?: Error | null) => {
     if (released) return;
     released = true;
+    client.off('error', lost);
     if (error) {
       const pid = (client as unknown as { processID: number }).processID;
       pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
