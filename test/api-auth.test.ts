@@ -125,6 +125,20 @@ describe('rate limits', () => {
       const res = await request(limited.app).get('/v2/riders').set('Authorization', `Bearer ${bad}`);
       expectProblem(res, 429);
       expect(res.headers['retry-after']).toBeDefined();
+      expectProblem(await request(limited.app).get('/v2/riders'), 429);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('never counts requests with a good token against that limit, however many run at once', async () => {
+    const limited = await testAppWithAuth('fixture', { AUTH_FAILURES_PER_MINUTE: '2' });
+    try {
+      await limited.tokens!.refresh();
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, () => request(limited.app).get('/v2/questioner?country_id=1').set('Authorization', `Bearer ${token}`)),
+      );
+      expect(answers.map((res) => res.status)).toEqual(Array(40).fill(200));
     } finally {
       await limited.close();
     }

@@ -15,21 +15,36 @@ function unauthorized(detail: string, error?: string): HttpError {
 /**
  * Admits a request only with `Authorization: Bearer <token>` of a live token, decided from the
  * in-memory token cache, before any pooled connection is taken. Tokens in the URL are not read.
+ * Refused requests, and only those, count against `failuresPerMinute` per client address, so guessing
+ * is slow while a busy client with a good token is never held back by it.
  */
-export function requireBearer(tokens: TokenCache): RequestHandler {
+export function requireBearer(tokens: TokenCache, failuresPerMinute: number): RequestHandler {
+  const failures = rateLimit({
+    windowMs: 60000,
+    limit: failuresPerMinute,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    keyGenerator: (req) => `ip:${ipKeyGenerator(req.ip ?? '')}`,
+    handler: tooMany(60000),
+  });
   return (req, res, next) => {
     const match = /^Bearer +(\S+) *$/i.exec(req.get('authorization') ?? '');
-    if (!match) throw unauthorized('Send an API token in the header Authorization: Bearer <token>.');
-    if (!tokens.ready) {
+    if (match && !tokens.ready) {
       throw new HttpError(503, 'Tokens cannot be checked until the database answers; try again shortly.', {
         type: 'service-unavailable',
         headers: { 'Retry-After': '5' },
       });
     }
-    const access = tokens.check(match[1]);
-    if (!access) throw unauthorized('The API token is unknown, revoked or expired.', 'invalid_token');
-    res.locals.access = access;
-    next();
+    const access = match ? tokens.check(match[1]) : undefined;
+    if (access) {
+      res.locals.access = access;
+      return next();
+    }
+    const refusal = match
+      ? unauthorized('The API token is unknown, revoked or expired.', 'invalid_token')
+      : unauthorized('Send an API token in the header Authorization: Bearer <token>.');
+    // Counted first: past the limit this answers 429, otherwise the 401.
+    void failures(req, res, (error?: unknown) => next(error ?? refusal));
   };
 }
 
@@ -49,19 +64,6 @@ export function tokenRateLimit(perMinute: number): RequestHandler {
     standardHeaders: 'draft-7',
     legacyHeaders: false,
     keyGenerator: (_req, res) => `token:${(res.locals.access as TokenAccess).id}`,
-    handler: tooMany(60000),
-  });
-}
-
-/** Per client address: failed sign-ins or bad tokens, so guessing is slow. Successful requests do not count. */
-export function failureRateLimit(perMinute: number): RequestHandler {
-  return rateLimit({
-    windowMs: 60000,
-    limit: perMinute,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    skipSuccessfulRequests: true,
-    keyGenerator: (req) => `ip:${ipKeyGenerator(req.ip ?? '')}`,
     handler: tooMany(60000),
   });
 }

@@ -12,7 +12,7 @@ import * as productExchanges from '../../queries/product-exchanges';
 import * as productReturns from '../../queries/product-returns';
 import * as questions from '../../queries/questions';
 import * as riderEquipment from '../../queries/rider-equipment';
-import { failureRateLimit, requireBearer, tokenRateLimit } from '../../auth/bearer';
+import { requireBearer, tokenRateLimit } from '../../auth/bearer';
 import type { TokenAccess, TokenCache } from '../../auth/tokens';
 import { buildOpenApiDocument } from './openapi';
 import { problemHandler, type Logger } from './problem';
@@ -72,7 +72,7 @@ export function createApiRouter({ pool, streamPool, log, access }: { pool: Pool;
   });
 
   if (access) {
-    router.use(failureRateLimit(access.failuresPerMinute), requireBearer(access.tokens), tokenRateLimit(access.perMinute));
+    router.use(requireBearer(access.tokens, access.failuresPerMinute), tokenRateLimit(access.perMinute));
   }
 
   for (const [path, operation] of Object.entries(operations) as Array<[string, Operation]>) {
