@@ -1,0 +1,188 @@
+// npm run bench -- [options]: the benchmark of issue #3. Loads (or reuses) a dataset in its own
+// database, runs the real service as a separate process, measures it on loopback with autocannon,
+// measures PostgreSQL alone on the same SQL (pgbench, psql COPY), prints tables with the issue's
+// targets and writes everything to bench-results/<timestamp>.json. See the README, "Benchmark".
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { projectRoot } from '../src/paths';
+import { ensureDataset, issueBenchToken, openBenchServer, type BenchServer, type DatasetInfo } from './dataset';
+import { explainAll } from './explain';
+import { fetchJson } from './http-load';
+import { parseOptions, type BenchOptions } from './options';
+import { findPgTool } from './pg-side';
+import * as report from './report';
+import { runLoadScenario, runStreamScenario, type LoadScenarioResult, type StreamScenarioResult, type Tools } from './runner';
+import { loadScenarios, PER_PAGE, STREAM_PATHS } from './scenarios';
+import { children, startService, type RunningService } from './service';
+import { runStartup, type StartupResult } from './startup';
+
+const log = (message: string) => console.log(message);
+/** The code measured: the commit and how many files differed from it when the run began. */
+const gitAtStart = { commit: git(['rev-parse', 'HEAD']), changedFiles: git(['status', '--porcelain']).split('\n').filter(Boolean).length };
+/** The service settings of the last start, for the JSON results. */
+let serviceSettings: Record<string, string> | undefined;
+
+function git(args: string[]): string {
+  const run = spawnSync('git', args, { cwd: projectRoot, encoding: 'utf8' });
+  return run.status === 0 ? run.stdout.trim() : '';
+}
+
+async function withService<T>(url: string, work: (service: RunningService) => Promise<T>): Promise<T> {
+  const service = await startService(url, await issueBenchToken(url));
+  serviceSettings = service.settings;
+  const settings = Object.entries(service.settings).map(([k, v]) => `${k}=${v}`).join(' ');
+  log(`Service pid ${service.pid} on ${service.base} (${settings}; pool sizes as configured, default 10 each)`);
+  try {
+    return await work(service);
+  } finally {
+    await service.stop();
+  }
+}
+
+/** Runs one part of the bench; a failure is reported and recorded, and the other parts still run. */
+async function attempt(what: string, errors: string[], work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const message = `${what} failed: ${error instanceof Error ? error.message : String(error)}`;
+    errors.push(message);
+    console.error(message);
+  }
+}
+
+async function measure(options: BenchOptions, server: BenchServer | undefined, tools: Tools) {
+  const load: LoadScenarioResult[] = [];
+  const streams: StreamScenarioResult[] = [];
+  const errors: string[] = [];
+  let startup: StartupResult | undefined;
+  let explain: string | undefined;
+  let dataset: DatasetInfo | undefined;
+
+  if (server) {
+    dataset = await ensureDataset(server, options, log);
+    const c = dataset.counts;
+    log(`Dataset: ${c.riders} riders, ${c.assignments} assignments, ${c.patrol_checks} checks, ${c.patrol_check_answers} answers; PostgreSQL ${dataset.serverVersion}`);
+    if (!dataset.riderIds.contiguous) log('Warning: rider ids are not contiguous; random ids in their range may miss (pgbench and HTTP alike)');
+    const ranges = { riders: dataset.riderIds, countries: dataset.countryIds };
+    const groups = (['rider', 'date', 'page'] as const).filter((g) => options.groups.has(g));
+    if (groups.length) {
+      await attempt('the request scenarios', errors, () =>
+        withService(server.url, async (service) => {
+          const first = (await fetchJson(`${service.base}/v2/rider-equipment-list?per_page=${PER_PAGE}`, service.headers)) as Array<{ last_page: number }>;
+          const scenarios = loadScenarios(ranges, first[0].last_page).filter((s) => options.groups.has(s.group));
+          for (const group of groups) {
+            const connections = group === 'date' ? options.dateConnections : options.connections;
+            log(`\n${group} scenarios: ${connections} connections, ${options.duration} s each`);
+            for (const scenario of scenarios.filter((s) => s.group === group)) {
+              await attempt(`${group} /v2${scenario.path}`, errors, async () => {
+                load.push(await runLoadScenario(scenario, service, server.url, tools, options, log));
+              });
+            }
+          }
+          if (options.explain) await attempt('--explain', errors, async () => void (explain = await explainAll(server.url, scenarios)));
+        }),
+      );
+    }
+    if (options.groups.has('stream')) {
+      log(`\nFull streams: 1 connection, ${options.streamRuns} runs each, a fresh service process`);
+      await attempt('the full streams', errors, () =>
+        withService(server.url, async (service) => {
+          for (const p of STREAM_PATHS) streams.push(await runStreamScenario(p, service, server.url, tools, options, log));
+        }),
+      );
+    }
+  }
+  if (options.groups.has('startup')) {
+    log('\nStartup of the embedded demo');
+    await attempt('the startup scenario', errors, async () => void (startup = await runStartup(log)));
+  }
+  return { dataset, load, streams, startup, explain, errors };
+}
+
+function printAndSave(options: BenchOptions, server: BenchServer | undefined, tools: Tools, started: Date, results: Awaited<ReturnType<typeof measure>>): void {
+  const { load, streams, startup } = results;
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  const verdicts = [
+    ...load.map(report.riderVerdict).filter((v): v is report.Verdict => v !== undefined),
+    ...report.pageVerdicts(load.filter((r) => r.group === 'page')),
+    ...streams.flatMap(report.streamVerdicts),
+    ...(startup ? [report.startupVerdict(startup)] : []),
+  ];
+  const out: string[] = [`\n## Results of \`${command}\``, ''];
+  const where = results.dataset && server ? `${results.dataset.counts.riders} riders on the ${server.description}, PostgreSQL ${results.dataset.serverVersion}; ` : '';
+  const repeat = options.repeat > 1 ? `, median of ${options.repeat}` : '';
+  const code = `commit ${gitAtStart.commit.slice(0, 7)}${gitAtStart.changedFiles ? ` with ${gitAtStart.changedFiles} changed files` : ''}`;
+  out.push(`${code}; ${where}${options.connections} connections, ${options.duration} s per scenario${repeat}; ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end.`);
+  const section = (title: string, body: string) => out.push('', `### ${title}`, '', body);
+  const byGroup = (g: string) => load.filter((r) => r.group === g);
+  if (byGroup('rider').length) section('Filtered by a random rider', report.loadTable(byGroup('rider')));
+  if (byGroup('date').length) section(`One week by date (${options.dateConnections} connections)`, report.loadTable(byGroup('date')));
+  if (byGroup('page').length) section('/v2/rider-equipment-list pages', report.pageTable(byGroup('page')));
+  if (streams.length) section(`Full streams (median of ${options.streamRuns}; RSS: the largest)`, report.streamTable(streams));
+  if (startup) section('Startup', report.startupTable(startup));
+  if (verdicts.length) section('Targets of issue #3', report.verdictTable(verdicts));
+  if (!tools.pgbench) out.push('', 'pgbench was not found (PATH, /usr/lib/postgresql/*/bin): no PostgreSQL-alone figures or ratios.');
+  if (!tools.psql) out.push('', 'psql was not found (PATH, /usr/lib/postgresql/*/bin): no COPY comparison.');
+  if (results.errors.length) out.push('', '### Errors', '', ...results.errors.map((e) => `- ${e.split('\n')[0]}`));
+  log(out.join('\n'));
+
+  const dir = path.join(projectRoot, 'bench-results');
+  fs.mkdirSync(dir, { recursive: true });
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const file = path.join(dir, `${stamp}.json`);
+  const { explain, ...measured } = results;
+  const json = {
+    command,
+    startedAt: started.toISOString(),
+    finishedAt: new Date().toISOString(),
+    git: gitAtStart,
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryMB: Math.round(os.totalmem() / 1048576), loadAverageAtEnd: os.loadavg(), node: process.version },
+    options: { ...options, groups: [...options.groups] },
+    database: server?.description,
+    service: serviceSettings,
+    tools: { pgbench: tools.pgbench?.version, psql: tools.psql?.version },
+    targets: report.TARGETS,
+    verdicts,
+    ...measured,
+  };
+  fs.writeFileSync(file, JSON.stringify(json, null, 2) + '\n');
+  log(`\nResults written to ${path.relative(projectRoot, file)}`);
+  if (explain) {
+    fs.writeFileSync(path.join(dir, `${stamp}-explain.txt`), explain);
+    log(`Plans written to ${path.relative(projectRoot, path.join(dir, `${stamp}-explain.txt`))}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const started = new Date();
+  const tools: Tools = { pgbench: findPgTool('pgbench'), psql: findPgTool('psql') };
+  if (!tools.pgbench) log('pgbench not found on PATH nor in /usr/lib/postgresql/*/bin: PostgreSQL-alone figures and ratios will be skipped.');
+  if (!tools.psql) log('psql not found on PATH nor in /usr/lib/postgresql/*/bin: the COPY comparison will be skipped.');
+
+  // The startup scenario alone needs no dataset.
+  const needsData = [...options.groups].some((g) => g !== 'startup');
+  const server = needsData ? await openBenchServer(log) : undefined;
+  // Interrupted: stop what was started (service, pgbench, psql, the embedded server), then exit.
+  const interrupt = (signal: string) => {
+    log(`\n${signal}: stopping`);
+    for (const child of children) child.kill('SIGTERM');
+    void (server?.embedded?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', () => interrupt('SIGINT'));
+  process.once('SIGTERM', () => interrupt('SIGTERM'));
+  try {
+    const results = await measure(options, server, tools);
+    printAndSave(options, server, tools, started, results);
+    if (results.errors.length) process.exitCode = 1;
+  } finally {
+    await server?.embedded?.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});

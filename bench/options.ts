@@ -1,0 +1,99 @@
+// Command-line options of `npm run bench -- [options]`.
+import { parseArgs } from 'node:util';
+
+export const GROUPS = ['rider', 'date', 'page', 'stream', 'startup'] as const;
+export type Group = (typeof GROUPS)[number];
+
+export interface BenchOptions {
+  riders: number;
+  seed: number;
+  /** Seconds of measurement per load scenario, for autocannon and pgbench alike. */
+  duration: number;
+  /** Seconds of unmeasured load before each autocannon run (JIT, caches, pool connections). */
+  warmup: number;
+  connections: number;
+  /** Connections of the one-week scenarios: their answers are large (a week of checks is ~45 MB). */
+  dateConnections: number;
+  /** Repeats of each load scenario; the table shows the median. */
+  repeat: number;
+  /** Runs of each full stream (HTTP and COPY); the table shows the median. */
+  streamRuns: number;
+  /** pgbench -M: prepared (the issue's comparison), extended or simple. */
+  pgbenchMode: string;
+  groups: Set<Group>;
+  reload: boolean;
+  explain: boolean;
+}
+
+export const usage = `usage: npm run bench -- [options]
+  --riders N        dataset size (default 100000: ~1M assignments, 1M checks, 15M answers)
+  --seed S          demo seed (default 42)
+  --duration S      seconds per load scenario (default 10)
+  --warmup S        unmeasured seconds before each HTTP load run (default 1)
+  --connections N   concurrent connections of the rider and page scenarios (default 16)
+  --date-connections N  concurrent connections of the one-week scenarios (default 4)
+  --repeat N        runs of each load scenario, median reported (default 1)
+  --stream-runs N   runs of each full stream and COPY, median reported (default 3)
+  --pgbench-mode M  pgbench -M: prepared (default), extended, or simple (parameters as literals)
+  --only LIST       comma-separated groups: ${GROUPS.join(',')} (default: all but startup)
+  --startup         add the startup scenario (fresh embedded demo until the first answer)
+  --reload          drop and reload the dataset even if it matches
+  --explain         also write EXPLAIN (ANALYZE, BUFFERS) of every scenario's SQL
+  DATABASE_URL      use that server (database rider_equipment_bench) instead of the embedded one`;
+
+function whole(name: string, raw: string | undefined, fallback: number, min = 1): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`--${name} must be a whole number of at least ${min}\n${usage}`);
+  return Number(raw);
+}
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      riders: { type: 'string' },
+      seed: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      'date-connections': { type: 'string' },
+      repeat: { type: 'string' },
+      'stream-runs': { type: 'string' },
+      only: { type: 'string' },
+      'pgbench-mode': { type: 'string' },
+      startup: { type: 'boolean' },
+      reload: { type: 'boolean' },
+      explain: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const groups = new Set<Group>(['rider', 'date', 'page', 'stream']);
+  if (values.only) {
+    groups.clear();
+    for (const name of values.only.split(',').map((s) => s.trim()).filter(Boolean)) {
+      if (!(GROUPS as readonly string[]).includes(name)) throw new Error(`--only: unknown group "${name}"\n${usage}`);
+      groups.add(name as Group);
+    }
+  }
+  if (values.startup) groups.add('startup');
+  const pgbenchMode = values['pgbench-mode'] ?? 'prepared';
+  if (!['prepared', 'extended', 'simple'].includes(pgbenchMode)) throw new Error(`--pgbench-mode must be prepared, extended or simple\n${usage}`);
+  return {
+    riders: whole('riders', values.riders, 100000),
+    seed: whole('seed', values.seed, 42, 0),
+    duration: whole('duration', values.duration, 10),
+    warmup: whole('warmup', values.warmup, 1, 0),
+    connections: whole('connections', values.connections, 16),
+    dateConnections: whole('date-connections', values['date-connections'], 4),
+    repeat: whole('repeat', values.repeat, 1),
+    streamRuns: whole('stream-runs', values['stream-runs'], 3),
+    pgbenchMode,
+    groups,
+    reload: values.reload ?? false,
+    explain: values.explain ?? false,
+  };
+}

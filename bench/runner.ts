@@ -1,0 +1,158 @@
+// Runs the scenarios: each HTTP measurement is followed at once by PostgreSQL alone on the same SQL,
+// so that both see the same machine load (the machine is shared; figures are noisy).
+import { fetchStream, runLoad, type LoadResult } from './http-load';
+import { runCopy, runPgbench, type CopyResult, type PgbenchResult, type PgTool } from './pg-side';
+import { naivePageScript, pathMaker, serviceScript, serviceSql, type LoadScenario, type OperationPath } from './scenarios';
+import { inlineParameters } from './pgbench-sql';
+import { RssWatch, type RunningService } from './service';
+import { medianOf } from './stats';
+
+export interface Settings {
+  duration: number;
+  warmup: number;
+  connections: number;
+  dateConnections: number;
+  repeat: number;
+  pgbenchMode: string;
+  streamRuns: number;
+}
+
+export interface Tools {
+  pgbench?: PgTool;
+  psql?: PgTool;
+}
+
+export type HttpRun = LoadResult & { rssPeakMB: number; rssSampledMaxMB: number };
+
+export interface LoadScenarioResult {
+  group: LoadScenario['group'];
+  endpoint: string;
+  label: string;
+  connections: number;
+  noRiderTarget: boolean;
+  /** Medians over the repeats. */
+  http: HttpRun;
+  pgbench?: PgbenchResult;
+  naive?: PgbenchResult;
+  runs: { http: HttpRun[]; pgbench: PgbenchResult[]; naive: PgbenchResult[] };
+  pgbenchScript?: string;
+  pgbenchDefines?: Record<string, string>;
+}
+
+const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+
+export async function runLoadScenario(
+  scenario: LoadScenario,
+  service: RunningService,
+  dbUrl: string,
+  tools: Tools,
+  settings: Settings,
+  log: (msg: string) => void,
+): Promise<LoadScenarioResult> {
+  const nextPath = pathMaker(scenario);
+  const script = await serviceScript(scenario);
+  const naive = scenario.naive ? naivePageScript(scenario.naive.page) : undefined;
+  const connections = scenario.group === 'date' ? settings.dateConnections : settings.connections;
+  const load = { connections, duration: settings.duration, headers: service.headers };
+  const runs: LoadScenarioResult['runs'] = { http: [], pgbench: [], naive: [] };
+  const name = `${scenario.group} ${scenario.path} (${scenario.label})`;
+
+  for (let i = 0; i < settings.repeat; i++) {
+    if (settings.warmup > 0) await runLoad(service.base, nextPath, { ...load, duration: settings.warmup });
+    const watch = new RssWatch(service.pid);
+    const http = await runLoad(service.base, nextPath, load);
+    const rss = watch.stop();
+    runs.http.push({ ...http, rssPeakMB: rss.peakMB, rssSampledMaxMB: rss.sampledMaxMB });
+    let line = `  ${name}: ${fmt(http.rps)} req/s, p50 ${fmt(http.p50Ms, 2)} ms, p99 ${fmt(http.p99Ms, 2)} ms, RSS ${fmt(rss.peakMB)} MB`;
+    if (http.errors || http.non2xx) line += `, ${http.errors} errors, non-2xx: ${JSON.stringify(http.otherStatuses)}`;
+    if (tools.pgbench) {
+      const pg = await runPgbench(tools.pgbench, dbUrl, script.script, { ...load, mode: settings.pgbenchMode, defines: script.defines });
+      runs.pgbench.push(pg);
+      line += ` | pgbench ${fmt(pg.tps)} tps, p99 ${fmt(pg.p99Ms, 2)} ms`;
+      if (naive) {
+        const n = await runPgbench(tools.pgbench, dbUrl, naive.script, { ...load, mode: settings.pgbenchMode, defines: naive.defines });
+        runs.naive.push(n);
+        line += ` | naive ${fmt(n.tps, 2)} tps`;
+      }
+    }
+    log(line + (settings.repeat > 1 ? ` [run ${i + 1}/${settings.repeat}]` : ''));
+  }
+  return {
+    group: scenario.group,
+    endpoint: `/v2${scenario.path}`,
+    label: scenario.label,
+    connections,
+    noRiderTarget: scenario.noRiderTarget ?? false,
+    http: medianOf(runs.http),
+    pgbench: runs.pgbench.length ? medianOf(runs.pgbench) : undefined,
+    naive: runs.naive.length ? medianOf(runs.naive) : undefined,
+    runs,
+    pgbenchScript: script.script,
+    pgbenchDefines: script.defines,
+  };
+}
+
+export interface StreamRun {
+  bytes: number;
+  seconds: number;
+  mbPerSec: number;
+  rowsPerSec: number;
+}
+
+export interface StreamScenarioResult {
+  endpoint: string;
+  rows: number;
+  /** Medians over the runs; RSS is the largest of the runs (the target is a ceiling). */
+  http: StreamRun & { firstByteSeconds: number; rssPeakMB: number; rssSampledMaxMB: number };
+  copy?: StreamRun;
+  runs: { http: Array<StreamRun & { firstByteSeconds: number; rssPeakMB: number; rssSampledMaxMB: number }>; copy: StreamRun[] };
+}
+
+const MB = 1024 * 1024;
+
+/** The unfiltered stream over one connection, `streamRuns` times, alternating with COPY of the same SQL. */
+export async function runStreamScenario(
+  path: OperationPath,
+  service: RunningService,
+  dbUrl: string,
+  tools: Tools,
+  settings: Settings,
+  log: (msg: string) => void,
+): Promise<StreamScenarioResult> {
+  const native = await serviceSql(path, {});
+  const copySql = inlineParameters(native.text, native.values);
+  const timeoutMs = 30 * 60 * 1000; // a hang guard only: 1M checks take about 2 minutes on 2 cores
+  const runs: StreamScenarioResult['runs'] = { http: [], copy: [] };
+  let rows = NaN;
+  for (let i = 0; i < settings.streamRuns; i++) {
+    const watch = new RssWatch(service.pid);
+    const http = await fetchStream(`${service.base}/v2${path}`, service.headers, timeoutMs);
+    const rss = watch.stop();
+    if (http.status !== 200) throw new Error(`GET /v2${path} answered ${http.status}`);
+    let copy: CopyResult | undefined;
+    if (tools.psql) {
+      copy = await runCopy(tools.psql, dbUrl, copySql, timeoutMs);
+      rows = copy.rows;
+      runs.copy.push({ bytes: copy.bytes, seconds: copy.seconds, mbPerSec: copy.bytes / MB / copy.seconds, rowsPerSec: copy.rows / copy.seconds });
+    }
+    // Both run the same SQL, so they return the same rows; COPY counts them (one per line). Without
+    // psql, rows/s stays unknown.
+    runs.http.push({
+      bytes: http.bytes,
+      seconds: http.seconds,
+      mbPerSec: http.bytes / MB / http.seconds,
+      rowsPerSec: rows / http.seconds,
+      firstByteSeconds: http.firstByteSeconds,
+      rssPeakMB: rss.peakMB,
+      rssSampledMaxMB: rss.sampledMaxMB,
+    });
+    const h = runs.http[runs.http.length - 1];
+    let line = `  stream /v2${path}: ${fmt(h.bytes / MB)} MB in ${fmt(h.seconds, 2)} s (${fmt(h.mbPerSec)} MB/s), RSS ${fmt(h.rssPeakMB)} MB`;
+    if (copy) line += ` | COPY ${fmt(copy.bytes / MB)} MB, ${copy.rows} rows in ${fmt(copy.seconds, 2)} s`;
+    log(`${line} [run ${i + 1}/${settings.streamRuns}]`);
+  }
+  const http = medianOf(runs.http);
+  http.rssPeakMB = Math.max(...runs.http.map((r) => r.rssPeakMB));
+  http.rssSampledMaxMB = Math.max(...runs.http.map((r) => r.rssSampledMaxMB));
+  return { endpoint: `/v2${path}`, rows, http, copy: runs.copy.length ? medianOf(runs.copy) : undefined, runs };
+}

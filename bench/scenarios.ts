@@ -1,0 +1,135 @@
+// What is measured: the request scenarios of issue #3 and, for each, the SQL the service runs for it,
+// taken from the service's own compiled code (operations[path].build + toNative), never copied.
+import type { Knex } from 'knex';
+import { operations } from '../src/api/v2/router';
+import { toNative, type NativeQuery } from '../src/db/knex';
+import { toPgbenchStatement, type PgbenchStatement } from './pgbench-sql';
+
+export type OperationPath = keyof typeof operations;
+type AnyOperation = {
+  validate: (query: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  build: (values: Record<string, unknown>) => Knex.QueryBuilder | Knex.Raw;
+};
+
+/** One week in the middle of the demo's history (it spans May 2025 to October 2026). */
+export const WEEK = { from: '2026-06-01', to: '2026-06-07' };
+export const PER_PAGE = 100;
+
+export interface IdRange {
+  min: number;
+  max: number;
+}
+
+export interface LoadScenario {
+  group: 'rider' | 'date' | 'page';
+  path: OperationPath;
+  label: string;
+  /** Fixed query parameters. */
+  query: Record<string, string>;
+  /** A parameter drawn per request, uniformly from existing ids (pgbench: `\set name random(min, max)`). */
+  random?: { param: string; variable: string; range: IdRange };
+  /** The issue's rider target does not apply (the questionnaire has no rider filter). */
+  noRiderTarget?: boolean;
+  /** The naive page query to compare with (page scenarios). */
+  naive?: { page: number };
+}
+
+export function loadScenarios(ranges: { riders: IdRange; countries: IdRange }, lastPage: number): LoadScenario[] {
+  const rider = { param: 'rider_id', variable: 'rider', range: ranges.riders };
+  const week = (name: string) => ({ [`${name}_date_from`]: WEEK.from, [`${name}_date_to`]: WEEK.to });
+  const weekLabel = (name: string) => `${name}_date ${WEEK.from}..${WEEK.to}`;
+  return [
+    ...(['/patrollerchecks', '/riders', '/assign-list', '/product-exchanges', '/product-returns', '/rider-equipment-list'] as const).map(
+      (path): LoadScenario => ({ group: 'rider', path, label: 'random rider_id', query: {}, random: rider }),
+    ),
+    {
+      group: 'rider', path: '/questioner', label: 'random country_id (no rider filter)', query: {},
+      random: { param: 'country_id', variable: 'country', range: ranges.countries }, noRiderTarget: true,
+    },
+    { group: 'date', path: '/patrollerchecks', label: weekLabel('check'), query: week('check') },
+    { group: 'date', path: '/riders', label: weekLabel('assign'), query: week('assign') },
+    { group: 'date', path: '/assign-list', label: weekLabel('assign'), query: week('assign') },
+    { group: 'date', path: '/product-exchanges', label: weekLabel('exchange'), query: week('exchange') },
+    { group: 'date', path: '/product-returns', label: weekLabel('return'), query: week('return') },
+    { group: 'page', path: '/rider-equipment-list', label: `page 1, per_page=${PER_PAGE}`, query: { per_page: String(PER_PAGE), page: '1' }, naive: { page: 1 } },
+    {
+      group: 'page', path: '/rider-equipment-list', label: `last page (${lastPage}), per_page=${PER_PAGE}`,
+      query: { per_page: String(PER_PAGE), page: String(lastPage) }, naive: { page: lastPage },
+    },
+  ];
+}
+
+export const STREAM_PATHS: OperationPath[] = ['/patrollerchecks', '/assign-list'];
+
+/** A request path for one draw of the scenario's random parameter. */
+export function pathMaker(scenario: LoadScenario): () => string {
+  const fixed = new URLSearchParams(scenario.query).toString();
+  const prefix = `/v2${scenario.path}?${fixed}${fixed ? '&' : ''}`;
+  const random = scenario.random;
+  if (!random) return () => prefix.slice(0, -1);
+  const { min, max } = random.range;
+  return () => `${prefix}${random.param}=${min + Math.floor(Math.random() * (max - min + 1))}`;
+}
+
+// An id no dataset holds, in the random parameter's place: its $n positions become the pgbench variable.
+const SENTINEL = '8765432109876543210';
+
+/** The service's SQL for a query string, through its own validator and builder. */
+export async function serviceSql(path: OperationPath, query: Record<string, string>): Promise<NativeQuery> {
+  const operation = operations[path] as unknown as AnyOperation;
+  // A copy: the validator's sanitizers write the typed values back into the object they are given.
+  return toNative(operation.build(await operation.validate({ ...query })));
+}
+
+export interface PgbenchScript extends PgbenchStatement {
+  script: string;
+  /** The SQL with a sample value, for EXPLAIN. */
+  sample: NativeQuery;
+}
+
+function scriptFor(native: NativeQuery, random: LoadScenario['random']): PgbenchScript {
+  const variables = new Map<number, string>();
+  native.values.forEach((value, i) => {
+    if (random && String(value) === SENTINEL) variables.set(i + 1, random.variable);
+  });
+  if (random && variables.size === 0) throw new Error(`the ${random.param} value did not reach the SQL`);
+  const statement = toPgbenchStatement(native.text, native.values, variables);
+  const header = random ? `\\set ${random.variable} random(${random.range.min}, ${random.range.max})\n` : '';
+  const mid = random ? String(Math.floor((random.range.min + random.range.max) / 2)) : '';
+  const sample = { text: native.text, values: native.values.map((v) => (String(v) === SENTINEL ? mid : v)) };
+  return { ...statement, script: `${header}${statement.sql};\n`, sample };
+}
+
+export async function serviceScript(scenario: LoadScenario): Promise<PgbenchScript> {
+  const query = scenario.random ? { ...scenario.query, [scenario.random.param]: SENTINEL } : scenario.query;
+  return scriptFor(await serviceSql(scenario.path, query), scenario.random);
+}
+
+/**
+ * The naive page, for comparison: each rider's entry, products and all, is built in the row source
+ * under OFFSET, so every skipped rider is built and thrown away, and the total is a full count of
+ * riders with any assignment (a semi-join over all assignments). The same JSON as the service's page.
+ */
+export function naivePageScript(page: number, perPage = PER_PAGE): PgbenchScript {
+  const datetime = (c: string) => `to_char(${c}, 'YYYY-MM-DD HH24:MI:SS')`;
+  const text = `SELECT json_build_array(json_build_object(
+      'current_page', $1::int,
+      'data', COALESCE((SELECT json_agg(e.entry ORDER BY e.id) FROM (
+        SELECT r.id, json_build_object('rider_id', r.id::text, '3pl_name', c.name, 'country_code', co.code,
+          'products', (SELECT json_agg(json_build_object(
+              'equipment_id', a.product_id, 'variation_id', a.variation_id, 'equipment_name', p.name,
+              'equipment_variation_name', v.name, 'assign_date', ${datetime('a.assigned_at')},
+              'assign_type', a.assign_type, 'return_date', ${datetime('a.deleted_at')},
+              'active', a.deleted_at IS NULL) ORDER BY a.assigned_at, a.id)
+            FROM assignments a JOIN products p ON p.id = a.product_id JOIN product_variations v ON v.id = a.variation_id
+            WHERE a.rider_id = r.id)) AS entry
+        FROM riders r JOIN companies c ON c.id = r.company_id JOIN countries co ON co.id = r.country_id
+        WHERE EXISTS (SELECT 1 FROM assignments a WHERE a.rider_id = r.id)
+        ORDER BY r.id OFFSET $2 LIMIT $3) AS e), '[]'::json),
+      'total', t.total,
+      'per_page', $3::int,
+      'last_page', GREATEST(1, CEIL(t.total::numeric / $3::int))::int))::text AS json
+    FROM (SELECT count(*) AS total FROM riders r JOIN companies c ON c.id = r.company_id
+          WHERE EXISTS (SELECT 1 FROM assignments a WHERE a.rider_id = r.id)) AS t`;
+  return scriptFor({ text, values: [page, (page - 1) * perPage, perPage] }, undefined);
+}
