@@ -9,8 +9,7 @@ import pg from 'pg';
 import { seedDemo } from '../db/seeds/demo';
 import { createToken, revokeToken } from '../src/auth/tokens';
 import { startEmbedded, type EmbeddedServer } from '../src/db/embedded';
-import { connectKnex } from '../src/db/knex';
-import { migrateLatest } from '../src/db/migrate';
+import { migrateDatabase } from '../src/db/migrate';
 import { projectRoot } from '../src/paths';
 
 export const BENCH_DATABASE = 'rider_equipment_bench';
@@ -64,13 +63,8 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 }
 
 async function migrate(url: string, log: (msg: string) => void): Promise<void> {
-  const knex = connectKnex(url);
-  try {
-    const applied = await migrateLatest(knex);
-    if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
-  } finally {
-    await knex.destroy();
-  }
+  const applied = await migrateDatabase(url);
+  if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
 }
 
 export interface DatasetInfo {

@@ -2,8 +2,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { connectKnex } from '../src/db/knex';
-import { migrateLatest } from '../src/db/migrate';
+import { migrateDatabase } from '../src/db/migrate';
 import { createPool, type Pool } from '../src/db/pool';
 import { databaseUrl, testDatabases } from './support/databases';
 
@@ -46,9 +45,7 @@ beforeAll(async () => {
   await client.query(`CREATE DATABASE "${NAME}"`);
   await client.end();
   const url = databaseUrl(process.env.TEST_ADMIN_URL!, NAME);
-  const knex = connectKnex(url);
-  await migrateLatest(knex);
-  await knex.destroy();
+  await migrateDatabase(url);
   const data = new pg.Client(url); // not knex.raw, which would read the ? in a URL as a binding
   await data.connect();
   await data.query(HOSTILE);

@@ -5,8 +5,7 @@ import request from 'supertest';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { freePort, startEmbedded, type EmbeddedServer } from '../src/db/embedded';
-import { connectKnex } from '../src/db/knex';
-import { migrateLatest } from '../src/db/migrate';
+import { migrateDatabase } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
 import { expectProblem } from './support/expect';
 
@@ -50,9 +49,7 @@ describe('losing the database', () => {
 
       // The database comes up: answers resume on the same pool.
       server = await startEmbedded(dataDir, { port });
-      const knex = connectKnex(url);
-      await migrateLatest(knex);
-      await knex.destroy();
+      await migrateDatabase(url);
       await eventually(async () => (await request(app).get('/v2/questioner')).status === 200);
 
       // It stops and starts again under load: every answer is a 200 or a 503, and the process carries on.

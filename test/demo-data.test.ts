@@ -1,8 +1,7 @@
 import pg from 'pg';
 import request from 'supertest';
 import { seedDemo } from '../db/seeds/demo';
-import { connectKnex } from '../src/db/knex';
-import { migrateLatest } from '../src/db/migrate';
+import { migrateDatabase } from '../src/db/migrate';
 import { testApp, type TestApp } from './support/app';
 import { databaseUrl, testDatabases } from './support/databases';
 
@@ -118,9 +117,7 @@ describe('seedDemo', () => {
         SELECT a::text AS x FROM assignments a UNION ALL SELECT c::text FROM patrol_checks c
         UNION ALL SELECT s::text FROM patrol_check_answers s UNION ALL SELECT r::text FROM riders r) t`;
     try {
-      const knex = connectKnex(url);
-      await migrateLatest(knex);
-      await knex.destroy();
+      await migrateDatabase(url);
       const client = new pg.Client(url);
       await client.connect();
       try {

@@ -4,8 +4,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/bootstrap';
-import { connectKnex } from '../db/knex';
-import { migrateLatest } from '../db/migrate';
+import { migrateDatabase } from '../db/migrate';
 import { DEFAULT_DEMO, seedDemo } from '../../db/seeds/demo';
 
 const usage = 'usage: db.js migrate | seed [--riders N] [--seed S]';
@@ -28,13 +27,8 @@ async function main(): Promise<void> {
   const log = (message: string) => console.log(message);
   const database = await openDatabase(config, log, { demo: false });
   try {
-    const knex = connectKnex(database.url);
-    try {
-      const applied = await migrateLatest(knex);
-      log(applied.length ? `Applied migrations: ${applied.join(', ')}` : 'The schema is up to date.');
-    } finally {
-      await knex.destroy();
-    }
+    const applied = await migrateDatabase(database.url);
+    log(applied.length ? `Applied migrations: ${applied.join(', ')}` : 'The schema is up to date.');
     if (command === 'seed') {
       const options = {
         riders: positiveInteger('riders', values.riders, DEFAULT_DEMO.riders),

@@ -1,8 +1,7 @@
 import pg from 'pg';
 import type { Config } from '../config';
 import { startEmbedded, type EmbeddedServer } from './embedded';
-import { connectKnex } from './knex';
-import { migrateLatest } from './migrate';
+import { migrateDatabase } from './migrate';
 import { DEFAULT_DEMO, seedDemo } from '../../db/seeds/demo';
 import crypto from 'node:crypto';
 import { createSupervisor } from '../auth/supervisors';
@@ -61,13 +60,8 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<boolean> 
 
 /** Migrates, then (unless told not to) loads the demo data if the riders table is empty. */
 export async function prepareDemo(url: string, log: (msg: string) => void, demo = true): Promise<void> {
-  const knex = connectKnex(url);
-  try {
-    const applied = await migrateLatest(knex);
-    if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
-  } finally {
-    await knex.destroy();
-  }
+  const applied = await migrateDatabase(url);
+  if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
   if (!demo) return;
   const client = new pg.Client(url);
   await client.connect();

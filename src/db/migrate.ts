@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { connectKnex } from './knex';
 import * as schema from '../../db/migrations/20261122_001_schema';
 import * as riderItemCounts from '../../db/migrations/20261122_002_rider_item_counts';
 import * as access from '../../db/migrations/20261122_003_access';
@@ -24,6 +25,16 @@ const source: Knex.MigrationSource<[string, Migration]> = {
 export async function migrateLatest(db: Knex): Promise<string[]> {
   const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
   return applied;
+}
+
+/** Migrates the database at `url` to the latest schema on a connection of its own; returns what it applied. */
+export async function migrateDatabase(url: string): Promise<string[]> {
+  const knex = connectKnex(url);
+  try {
+    return await migrateLatest(knex);
+  } finally {
+    await knex.destroy();
+  }
 }
 
 export async function pendingMigrations(db: Knex): Promise<string[]> {

@@ -5,8 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbedded } from '../../src/db/embedded';
-import { connectKnex } from '../../src/db/knex';
-import { migrateLatest } from '../../src/db/migrate';
+import { migrateDatabase } from '../../src/db/migrate';
 import { seedDemo } from '../../db/seeds/demo';
 import { adminUrlFrom, databaseUrl, testDatabases } from './databases';
 
@@ -20,12 +19,7 @@ async function createDatabase(adminUrl: string, name: string): Promise<string> {
     await admin.end();
   }
   const url = databaseUrl(adminUrl, name);
-  const knex = connectKnex(url);
-  try {
-    await migrateLatest(knex);
-  } finally {
-    await knex.destroy();
-  }
+  await migrateDatabase(url);
   return url;
 }
 
