@@ -1,6 +1,6 @@
-// npm run bench -- [options]: the benchmark of issue #3. Loads (or reuses) a dataset in its own
+// npm run bench -- [options]: the benchmark at production size. Loads (or reuses) a dataset in its own
 // database, runs the real service as a separate process, measures it on loopback with autocannon,
-// measures PostgreSQL alone on the same SQL (pgbench, psql COPY), prints tables with the issue's
+// measures PostgreSQL alone on the same SQL (pgbench, psql COPY), prints tables with the
 // targets and writes everything to bench-results/<timestamp>.json. See the README, "Benchmark".
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -122,7 +122,7 @@ function printAndSave(options: BenchOptions, server: BenchServer | undefined, to
   if (byGroup('page').length) section('/v2/rider-equipment-list pages', report.pageTable(byGroup('page')));
   if (streams.length) section(`Full streams (median of ${options.streamRuns}; RSS: the largest)`, report.streamTable(streams));
   if (startup) section('Startup', report.startupTable(startup));
-  if (verdicts.length) section('Targets of issue #3', report.verdictTable(verdicts));
+  if (verdicts.length) section('Targets', report.verdictTable(verdicts));
   if (!tools.pgbench) out.push('', 'pgbench was not found (PATH, /usr/lib/postgresql/*/bin): no PostgreSQL-alone figures or ratios.');
   if (!tools.psql) out.push('', 'psql was not found (PATH, /usr/lib/postgresql/*/bin): no COPY comparison.');
   if (results.errors.length) out.push('', '### Errors', '', ...results.errors.map((e) => `- ${e.split('\n')[0]}`));

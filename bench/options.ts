@@ -18,7 +18,7 @@ export interface BenchOptions {
   repeat: number;
   /** Runs of each full stream (HTTP and COPY); the table shows the median. */
   streamRuns: number;
-  /** pgbench -M: prepared (the issue's comparison), extended or simple. */
+  /** pgbench -M: prepared (the targets' comparison), extended or simple. */
   pgbenchMode: string;
   groups: Set<Group>;
   reload: boolean;

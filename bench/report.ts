@@ -1,4 +1,4 @@
-// Targets of issue #3, judged on one run's figures, and the tables printed (Markdown, so the README
+// The performance targets, judged on one run's figures, and the tables printed (Markdown, so the README
 // can keep them as they are).
 import type { LoadScenarioResult, StreamScenarioResult } from './runner';
 import type { StartupResult } from './startup';

@@ -1,4 +1,4 @@
-// What is measured: the request scenarios of issue #3 and, for each, the SQL the service runs for it,
+// What is measured: the request scenarios and, for each, the SQL the service runs for it,
 // taken from the service's own compiled code (operations[path].build + toNative), never copied.
 import type { Knex } from 'knex';
 import { operations } from '../src/api/v2/router';
@@ -28,7 +28,7 @@ export interface LoadScenario {
   query: Record<string, string>;
   /** A parameter drawn per request, uniformly from existing ids (pgbench: `\set name random(min, max)`). */
   random?: { param: string; variable: string; range: IdRange };
-  /** The issue's rider target does not apply (the questionnaire has no rider filter). */
+  /** The rider target does not apply (the questionnaire has no rider filter). */
   noRiderTarget?: boolean;
   /** The naive page query to compare with (page scenarios). */
   naive?: { page: number };
