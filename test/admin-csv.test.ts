@@ -1,7 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { poolSettles, testApp, type TestApp } from './support/app';
+import { poolSettles, serve, testApp, type TestApp } from './support/app';
 
 const BOM = '\uFEFF';
 const today = () => new Date().toISOString().slice(0, 10);
@@ -73,16 +72,15 @@ describe('CSV downloads on the fixture', () => {
 
 describe('CSV downloads on the demo data', () => {
   let t: TestApp;
-  let server: http.Server;
+  let server: Awaited<ReturnType<typeof serve>>;
   let base: string;
   beforeAll(async () => {
     t = testApp('demo');
-    server = http.createServer(t.app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await serve(t.app);
+    base = server.base;
   });
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     await t.close();
   });
   const count = async (sql: string) => Number((await t.pool.query(sql)).rows[0].n);

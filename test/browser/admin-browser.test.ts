@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { testApp, type TestApp } from '../support/app';
-import { launchChromium, serve } from '../support/browser';
+import { serve } from '../support/app';
+import { launchChromium } from '../support/browser';
 
 // The admin pages in real headless Chromium (Debian's package, driven by playwright-core), on the
 // demo data: enough rows to page through.

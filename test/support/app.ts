@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import { TokenCache } from '../../src/auth/tokens';
@@ -57,4 +59,19 @@ export async function poolSettles(pool: Pool, ms = 5000): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Serves an app on a free loopback port; returns its base address and a way to stop it. */
+export async function serve(app: Express): Promise<{ base: string; close: () => Promise<void> }> {
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -8,7 +8,8 @@ import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/bootstrap';
 import { createPool } from '../../src/db/pool';
 import { projectRoot } from '../../src/paths';
-import { launchChromium, serve } from './browser';
+import { serve } from './app';
+import { launchChromium } from './browser';
 
 const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 800, deviceScaleFactor: 1, isMobile: false },
