@@ -27,6 +27,22 @@ export interface AppDeps {
   tokens?: TokenCache;
 }
 
+/**
+ * gzip or brotli for clients that ask for it. Those that do not (most API integrations on a fast
+ * network, load balancers' health checks) skip the compression wrapper and its per-request cost.
+ */
+function compressWhenAccepted(): express.RequestHandler {
+  const compress = compression();
+  return (req, res, next) => {
+    if (req.headers['accept-encoding']) {
+      compress(req, res, next);
+    } else {
+      res.setHeader('Vary', 'Accept-Encoding');
+      next();
+    }
+  };
+}
+
 /** The whole HTTP surface, without listening: tests and the server build it the same way. */
 export function createApp({ pool, streamPool = pool, config, log = console.error, tokens }: AppDeps): Express {
   if (config.auth.enabled && !tokens) throw new Error('createApp: authentication is on, so a TokenCache is required');
@@ -35,6 +51,8 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
     : undefined;
   const app = express();
   app.disable('x-powered-by');
+  // Every answer is made per request and sent with no-store: an ETag would only hash each body for nothing.
+  app.set('etag', false);
   if (config.trustProxy) app.set('trust proxy', 1);
   app.set('query parser', 'simple'); // flat string values; brackets stay in the name, where validation rejects them
 
@@ -48,7 +66,7 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
   // upgrade-insecure-requests only where TLS is known to be in front: over plain HTTP on another
   // address (HOST=0.0.0.0) it would send every page's own CSS and forms to an https that is not there.
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.trustProxy ? [] : null } } }));
-  app.use(compression());
+  app.use(compressWhenAccepted());
 
   app.get('/health/live', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
-import { toNative } from '../../db/knex';
 import type { Pool } from '../../db/pool';
 import { HttpError } from '../../http/errors';
+import { compilePerShape } from '../../filters/compiled';
 import { queryValidator, type QueryValidator } from '../../filters/validate';
 import type { ParamValues, Params } from '../../filters/define';
 import * as assignments from '../../queries/assignments';
@@ -76,6 +76,7 @@ export function createApiRouter({ pool, streamPool, log, access }: { pool: Pool;
   }
 
   for (const [path, operation] of Object.entries(operations) as Array<[string, Operation]>) {
+    const compile = compilePerShape(operation.validate.params, operation.build);
     router.get(path, async (req: Request, res: Response) => {
       const validated = await operation.validate(req.query as Record<string, unknown>);
       // A token limited to one 3PL sees only that company's riders, whatever the filters say.
@@ -84,7 +85,7 @@ export function createApiRouter({ pool, streamPool, log, access }: { pool: Pool;
         res.status(200).type('application/json').end();
         return;
       }
-      const query = toNative(operation.build(values));
+      const query = compile(values);
       if (operation.stream && !(operation.boundedBy && (validated as Record<string, unknown>)[operation.boundedBy] !== undefined)) {
         await streamJsonArray(streamPool, query, res);
         return;

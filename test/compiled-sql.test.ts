@@ -1,0 +1,105 @@
+import { operations } from '../src/api/v2/router';
+import { sql, toNative } from '../src/db/knex';
+import { compilePerShape } from '../src/filters/compiled';
+import { defineParams } from '../src/filters/define';
+
+// The API compiles each operation's SQL once per shape of its filters and fills in the values after.
+// Whatever the values, that must give exactly the SQL and parameters that building afresh gives.
+
+type Values = Record<string, unknown>;
+type AnyOperation = { validate: ((q: Record<string, unknown>) => Promise<Values>) & { params: Parameters<typeof compilePerShape>[0] }; build: (v: Values) => ReturnType<typeof sql.select> };
+
+// Query strings per operation, several per shape, with values that differ between calls of a shape.
+const queries: Record<keyof typeof operations, Array<Record<string, string>>> = {
+  '/patrollerchecks': [
+    { rider_id: '101' }, { rider_id: '102' }, { rider_id: '9007199254740993' },
+    { check_date_from: '2024-05-01', check_date_to: '2024-05-31', is_validation: '0' },
+    { check_date_from: '2024-06-01', check_date_to: '2024-06-30', is_validation: '1' },
+    { tpatroller_id: '7', license_plate: 'false', sticker_validation: 'true' },
+  ],
+  '/questioner': [{ country_id: '1' }, { country_id: '2' }, {}],
+  '/riders': [{ user_id: '101' }, { rider_id: '102' }, { '3pl': 'Swift & Co', assign_type: '1' }, { '3pl': "O'Brien", assign_type: '0' }],
+  '/assign-list': [
+    { rider_id: '5' }, { rider_id: '6', assign_type: '1' }, { rider_id: '7', assign_type: '0' },
+    { assign_date_from: '2024-01-01', assign_date_to: '2024-01-02', product_id: '3' },
+  ],
+  '/product-exchanges': [{ rider_id: '5' }, { rider_id: '6' }, { exchange_date_from: '2024-01-01' }, { exchange_date_from: '2024-02-01' }],
+  '/product-returns': [{ rider_id: '5' }, { rider_id: '6' }, { return_date_to: '2024-01-01' }, { return_date_to: '2024-03-01' }],
+  '/rider-equipment-list': [
+    { rider_id: '5' }, { rider_id: '6' }, { page: '2', per_page: '10' }, { page: '3', per_page: '10' },
+    { active: '1', '3pl_name': 'Swift & Co' }, { active: '0', '3pl_name': 'Other' },
+  ],
+};
+
+describe('SQL compiled once per shape', () => {
+  for (const [path, list] of Object.entries(queries)) {
+    it(`${path}: the same SQL and parameters as a fresh build, for every call and scope`, async () => {
+      const operation = operations[path as keyof typeof operations] as unknown as AnyOperation;
+      let builds = 0;
+      const compile = compilePerShape(operation.validate.params, (values: Values) => {
+        builds++;
+        return operation.build(values);
+      });
+      // Twice over, so that the second round is served from the stored shapes; with and without a 3PL scope.
+      let afterFirstRound = 0;
+      for (const round of [1, 2]) {
+        if (round === 2) afterFirstRound = builds;
+        for (const query of list) {
+          for (const company_id of [undefined, '1', '2']) {
+            const values = { ...(await operation.validate({ ...query })), company_id };
+            expect({ round, ...compile(values) }).toEqual({ round, ...toNative(operation.build(values)) });
+          }
+        }
+      }
+      expect(afterFirstRound).toBeGreaterThan(0);
+      expect(builds).toBe(afterFirstRound); // every shape was verified and stored in the first round
+    });
+  }
+
+  const params = defineParams({
+    name: { type: 'text', column: 't.name', label: 'Name', description: 'x' },
+  });
+
+  it('builds afresh every time when a value is written into the SQL text instead of bound', () => {
+    let builds = 0;
+    const unsafe = (values: { name?: string }) => {
+      builds++;
+      return sql('t').select('*').whereRaw(`t.name = '${values.name}'`);
+    };
+    const compile = compilePerShape(params, unsafe);
+    expect(compile({ name: 'a' }).text).toContain("t.name = 'a'");
+    expect(compile({ name: 'b' }).text).toContain("t.name = 'b'");
+    expect(builds).toBeGreaterThanOrEqual(4); // the first call also tried two stand-ins, then found no plan
+  });
+
+  it('keeps values that change the SQL text (here: a boolean without a column) in the shape', () => {
+    const flags = defineParams({
+      name: { type: 'text', column: 't.name', label: 'Name', description: 'x' },
+      held: { type: 'boolean', label: 'Held', description: 'x' },
+    });
+    const build = (values: { name?: string; held?: boolean }) =>
+      sql('t').select('*').where('t.name', values.name ?? '').orderBy(values.held ? 't.id' : 't.x');
+    const compile = compilePerShape(flags, build);
+    for (const held of [true, false, true, false]) {
+      expect(compile({ name: `n${String(held)}`, held })).toEqual(toNative(build({ name: `n${String(held)}`, held })));
+    }
+  });
+
+  it('reuses a verified shape without building again, and keeps at most maxShapes', () => {
+    let builds = 0;
+    const build = (values: { name?: string; n?: number }) => {
+      builds++;
+      return sql('t').select('*').where('t.name', values.name ?? '').limit(values.n ?? 1);
+    };
+    const compile = compilePerShape(params, build, 2);
+    compile({ name: 'a', n: 1 });
+    const afterFirst = builds;
+    expect(compile({ name: 'b', n: 1 })).toEqual({ text: 'select * from "t" where "t"."name" = $1 limit $2', values: ['b', 1] });
+    expect(builds).toBe(afterFirst);
+    compile({ name: 'a', n: 2 }); // a second shape: numbers are part of the shape
+    compile({ name: 'a', n: 3 }); // a third: over the limit, built but not kept
+    const before = builds;
+    expect(compile({ name: 'c', n: 3 }).values).toEqual(['c', 3]);
+    expect(builds).toBe(before + 1);
+  });
+});
