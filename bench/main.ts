@@ -9,7 +9,7 @@ import path from 'node:path';
 import { projectRoot } from '../src/paths';
 import { ensureDataset, issueBenchToken, openBenchServer, type BenchServer, type DatasetInfo } from './dataset';
 import { explainAll } from './explain';
-import { fetchJson } from './http-load';
+import { fetchJson, wrkCommand } from './http-load';
 import { parseOptions, type BenchOptions } from './options';
 import { findPgTool } from './pg-side';
 import * as report from './report';
@@ -114,7 +114,8 @@ function printAndSave(options: BenchOptions, server: BenchServer | undefined, to
   const where = results.dataset && server ? `${results.dataset.counts.riders} riders on the ${server.description}, PostgreSQL ${results.dataset.serverVersion}; ` : '';
   const repeat = options.repeat > 1 ? `, median of ${options.repeat}` : '';
   const code = `commit ${gitAtStart.commit.slice(0, 7)}${gitAtStart.changedFiles ? ` with ${gitAtStart.changedFiles} changed files` : ''}`;
-  out.push(`${code}; ${where}${options.connections} connections, ${options.duration} s per scenario${repeat}; ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end.`);
+  const generator = wrkCommand ? 'wrk' : 'autocannon (wrk not installed)';
+  out.push(`${code}; ${where}${options.connections} connections, ${options.duration} s per scenario${repeat}, load from ${generator}; ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end.`);
   const section = (title: string, body: string) => out.push('', `### ${title}`, '', body);
   const byGroup = (g: string) => load.filter((r) => r.group === g);
   if (byGroup('rider').length) section('Filtered by a random rider', report.loadTable(byGroup('rider')));
@@ -142,7 +143,7 @@ function printAndSave(options: BenchOptions, server: BenchServer | undefined, to
     options: { ...options, groups: [...options.groups] },
     database: server?.description,
     service: serviceSettings,
-    tools: { pgbench: tools.pgbench?.version, psql: tools.psql?.version },
+    tools: { pgbench: tools.pgbench?.version, psql: tools.psql?.version, loadGenerator: wrkCommand ?? 'autocannon' },
     targets: report.TARGETS,
     verdicts,
     ...measured,

@@ -2,7 +2,7 @@
 // so that both see the same machine load (the machine is shared; figures are noisy).
 import { fetchStream, runLoad, type LoadResult } from './http-load';
 import { runCopy, runPgbench, type CopyResult, type PgbenchResult, type PgTool } from './pg-side';
-import { naivePageScript, pathMaker, serviceScript, serviceSql, type LoadScenario, type OperationPath } from './scenarios';
+import { loadTarget, naivePageScript, serviceScript, serviceSql, type LoadScenario, type OperationPath } from './scenarios';
 import { inlineParameters } from './pgbench-sql';
 import { RssWatch, type RunningService } from './service';
 import { medianOf } from './stats';
@@ -49,7 +49,7 @@ export async function runLoadScenario(
   settings: Settings,
   log: (msg: string) => void,
 ): Promise<LoadScenarioResult> {
-  const nextPath = pathMaker(scenario);
+  const target = loadTarget(scenario);
   const script = await serviceScript(scenario);
   const naive = scenario.naive ? naivePageScript(scenario.naive.page) : undefined;
   const connections = scenario.group === 'date' ? settings.dateConnections : settings.connections;
@@ -58,9 +58,9 @@ export async function runLoadScenario(
   const name = `${scenario.group} ${scenario.path} (${scenario.label})`;
 
   for (let i = 0; i < settings.repeat; i++) {
-    if (settings.warmup > 0) await runLoad(service.base, nextPath, { ...load, duration: settings.warmup });
+    if (settings.warmup > 0) await runLoad(service.base, target, { ...load, duration: settings.warmup });
     const watch = new RssWatch(service.pid);
-    const http = await runLoad(service.base, nextPath, load);
+    const http = await runLoad(service.base, target, load);
     const rss = watch.stop();
     runs.http.push({ ...http, rssPeakMB: rss.peakMB, rssSampledMaxMB: rss.sampledMaxMB });
     let line = `  ${name}: ${fmt(http.rps)} req/s, p50 ${fmt(http.p50Ms, 2)} ms, p99 ${fmt(http.p99Ms, 2)} ms, RSS ${fmt(rss.peakMB)} MB`;

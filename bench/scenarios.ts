@@ -61,14 +61,26 @@ export function loadScenarios(ranges: { riders: IdRange; countries: IdRange }, l
 
 export const STREAM_PATHS: OperationPath[] = ['/patrollerchecks', '/assign-list'];
 
-/** A request path for one draw of the scenario's random parameter. */
-export function pathMaker(scenario: LoadScenario): () => string {
+/** What a load generator requests: a fixed path, or one with a parameter drawn per request. */
+export interface LoadTarget {
+  /** The path and fixed query, ending in `?` or `&` when a drawn parameter follows. */
+  prefix: string;
+  random?: { param: string; min: number; max: number };
+}
+
+export function loadTarget(scenario: LoadScenario): LoadTarget {
   const fixed = new URLSearchParams(scenario.query).toString();
-  const prefix = `/v2${scenario.path}?${fixed}${fixed ? '&' : ''}`;
+  const path = `/v2${scenario.path}`;
   const random = scenario.random;
-  if (!random) return () => prefix.slice(0, -1);
-  const { min, max } = random.range;
-  return () => `${prefix}${random.param}=${min + Math.floor(Math.random() * (max - min + 1))}`;
+  if (!random) return { prefix: fixed ? `${path}?${fixed}` : path };
+  return { prefix: `${path}?${fixed}${fixed ? '&' : ''}`, random: { param: random.param, ...random.range } };
+}
+
+/** A request path for one draw of the target's random parameter (uniform over [min, max]). */
+export function pathMaker(target: LoadTarget): () => string {
+  const { prefix, random } = target;
+  if (!random) return () => prefix;
+  return () => `${prefix}${random.param}=${random.min + Math.floor(Math.random() * (random.max - random.min + 1))}`;
 }
 
 // An id no dataset holds, in the random parameter's place: its $n positions become the pgbench variable.
