@@ -771,6 +771,10 @@ const TABLES = [
 // companies is referenced from outside the data (API tokens and supervisors limited to one 3PL), so
 // it cannot be truncated; its six rows are loaded without FREEZE.
 const TRUNCATED = TABLES.filter((table) => table !== 'companies');
+/** Derived from the seeded tables by triggers, so truncated with them and rebuilt once at the end. */
+const DERIVED = ['patrol_check_questioners'] as const;
+/** Triggers that would redo per statement what the load does once at the end. */
+const ANSWER_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `patrol_check_answers_${op}_questioner`);
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
@@ -851,7 +855,7 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
   await client.query('BEGIN');
   try {
     // The tables are empty (checked above); truncating them here is what allows COPY FREEZE.
-    await client.query(`TRUNCATE ${TRUNCATED.join(', ')}`);
+    await client.query(`TRUNCATE ${[...TRUNCATED, ...DERIVED].join(', ')}`);
     const deferred = await deferConstraints(client);
 
     counts.countries = await copyRows(ctx, 'countries', ['id', 'code', 'name'], countryRows(world));
@@ -867,6 +871,7 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     let p = progress();
     counts.riders = await copyRows(ctx, 'riders', ['id', 'name', 'company_id', 'country_id', 'active_items', 'returned_items'], riderRows(world, riders, p), p);
     await client.query('ALTER TABLE assignments DISABLE TRIGGER assignments_count_items');
+    for (const trigger of ANSWER_TRIGGERS) await client.query(`ALTER TABLE patrol_check_answers DISABLE TRIGGER ${trigger}`);
     p = progress();
     counts.assignments = await copyRows(
       ctx, 'assignments',
@@ -897,7 +902,12 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     );
 
     await client.query('ALTER TABLE assignments ENABLE TRIGGER assignments_count_items');
+    for (const trigger of ANSWER_TRIGGERS) await client.query(`ALTER TABLE patrol_check_answers ENABLE TRIGGER ${trigger}`);
     await restoreConstraints(ctx, deferred);
+    const rebuilt = performance.now();
+    await client.query('SELECT patrol_check_questioners_rebuild()');
+    await client.query('ANALYZE patrol_check_questioners');
+    ctx.log(`questioner arrays: rebuilt in ${seconds(rebuilt)}`);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);

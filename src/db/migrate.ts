@@ -3,6 +3,7 @@ import { connectKnex } from './knex';
 import * as schema from '../../db/migrations/20261122_001_schema';
 import * as riderItemCounts from '../../db/migrations/20261122_002_rider_item_counts';
 import * as access from '../../db/migrations/20261122_003_access';
+import * as checkQuestioners from '../../db/migrations/20261123_004_check_questioners';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -14,6 +15,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261122_001_schema', schema],
   ['20261122_002_rider_item_counts', riderItemCounts],
   ['20261122_003_access', access],
+  ['20261123_004_check_questioners', checkQuestioners],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

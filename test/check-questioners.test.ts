@@ -1,0 +1,100 @@
+import type { PoolClient } from 'pg';
+import request from 'supertest';
+import { testApp, type TestApp } from './support/app';
+
+// patrol_check_questioners keeps each check's Questioner array, written by triggers (migration 004)
+// from the view patrol_check_questioner_docs, which is the array's one definition.
+let fixture: TestApp;
+let demo: TestApp;
+beforeAll(() => {
+  fixture = testApp('fixture');
+  demo = testApp('demo');
+});
+afterAll(async () => {
+  await fixture.close();
+  await demo.close();
+});
+
+/** Checks whose stored array is missing, extra or differs from the view's. */
+const drift = `SELECT count(*)::int AS n
+  FROM patrol_check_questioners s
+  FULL JOIN patrol_check_questioner_docs d ON d.check_id = s.check_id
+ WHERE s.doc::text IS DISTINCT FROM d.doc::text`;
+
+async function inTransaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
+  const client = await fixture.pool.connect();
+  try {
+    await client.query('BEGIN');
+    await work(client);
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+}
+
+const stored = async (client: PoolClient, checkId: number) =>
+  (await client.query('SELECT doc FROM patrol_check_questioners WHERE check_id = $1', [checkId])).rows[0]?.doc;
+
+describe('stored Questioner arrays', () => {
+  it('match their definition in the fixture (loaded row by row) and in the generated demo (rebuilt in bulk)', async () => {
+    expect((await fixture.pool.query(drift)).rows[0].n).toBe(0);
+    expect((await demo.pool.query(drift)).rows[0].n).toBe(0);
+    const { rows } = await demo.pool.query(
+      'SELECT (SELECT count(DISTINCT check_id) FROM patrol_check_answers)::int AS answered, (SELECT count(*) FROM patrol_check_questioners)::int AS stored',
+    );
+    expect(rows[0].answered).toBeGreaterThan(100);
+    expect(rows[0].stored).toBe(rows[0].answered);
+  });
+
+  it('are what the API sends as Questioner', async () => {
+    const res = await request(fixture.app).get('/v2/patrollerchecks?rider_id=101').expect(200);
+    const check = res.body.find((c: { ID: number }) => c.ID === 9001);
+    expect(check.Questioner).toEqual([
+      { question: 'Is the helmet worn?', answer: 'Yes', imageUrl: null, score: '2', category: 'Equipment' },
+      { question: 'Which items are damaged?', answer: ['Helmet', 'Bag'], imageUrl: null, score: '-2', category: 'Equipment' },
+      { question: 'Photo of the bike', answer: null, imageUrl: 'https://img.test/c9001-bike.jpg', score: null, category: 'Vehicle' },
+    ]);
+  });
+
+  it('follow inserted, changed and deleted answers, in order of position', async () => {
+    await inTransaction(async (client) => {
+      await client.query(`INSERT INTO patrol_check_answers (check_id, position, question_id, answer, image_url, score)
+                          VALUES (9001, 0, 304, '"Clean"', NULL, 1)`);
+      const afterInsert = await stored(client, 9001);
+      expect(afterInsert).toHaveLength(4);
+      expect(afterInsert[0]).toEqual({ question: 'Is the uniform clean?', answer: 'Clean', imageUrl: null, score: '1', category: 'Appearance' });
+
+      await client.query(`UPDATE patrol_check_answers SET answer = '"No"', score = -1 WHERE check_id = 9001 AND position = 1`);
+      expect((await stored(client, 9001))[1]).toEqual({ question: 'Is the helmet worn?', answer: 'No', imageUrl: null, score: '-1', category: 'Equipment' });
+
+      // An answer moved to another check changes both arrays.
+      await client.query('UPDATE patrol_check_answers SET check_id = 9003, position = 99 WHERE check_id = 9001 AND position = 3');
+      expect((await stored(client, 9001)).map((a: { question: string }) => a.question)).not.toContain('Photo of the bike');
+      expect((await stored(client, 9003)).at(-1).question).toBe('Photo of the bike');
+
+      await client.query('DELETE FROM patrol_check_answers WHERE check_id = 9001');
+      expect(await stored(client, 9001)).toBeUndefined();
+      expect((await client.query(drift)).rows[0].n).toBe(0);
+    });
+  });
+
+  it('follow a question whose text or category changes, and only then', async () => {
+    await inTransaction(async (client) => {
+      const before = await stored(client, 9001);
+      await client.query(`UPDATE questions SET question_type = question_type WHERE id = 301`);
+      expect(await stored(client, 9001)).toEqual(before);
+      await client.query(`UPDATE questions SET text = 'Is a helmet worn?', category = 'Safety' WHERE id = 301`);
+      expect((await stored(client, 9001))[0]).toMatchObject({ question: 'Is a helmet worn?', category: 'Safety' });
+      expect((await client.query(drift)).rows[0].n).toBe(0);
+    });
+  });
+
+  it('are dropped with the last answer of their check, and emptied by a TRUNCATE of the answers', async () => {
+    await inTransaction(async (client) => {
+      await client.query('DELETE FROM patrol_check_answers WHERE check_id = 9002');
+      expect(await stored(client, 9002)).toBeUndefined();
+      await client.query('TRUNCATE patrol_check_answers');
+      expect((await client.query('SELECT count(*)::int AS n FROM patrol_check_questioners')).rows[0].n).toBe(0);
+    });
+  });
+});
