@@ -68,6 +68,8 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.trustProxy ? [] : null } } }));
   app.use(compressWhenAccepted());
 
+  // The API first: its requests, the busiest, then pass no other layer.
+  app.use('/v2', createApiRouter({ pool, streamPool, log, access }));
   app.get('/health/live', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
@@ -76,8 +78,6 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
     await pool.query('SELECT 1');
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
-
-  app.use('/v2', createApiRouter({ pool, streamPool, log, access }));
   app.use('/docs', createDocsRouter());
   // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.
   app.use('/admin/assets', express.static(path.join(projectRoot, 'public/admin'), { index: false, maxAge: '1h' }));

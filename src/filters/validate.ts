@@ -1,4 +1,4 @@
-import { query, matchedData, validationResult, type ValidationChain } from 'express-validator';
+import { query, type ValidationChain } from 'express-validator';
 import { FieldErrors, invalidQuery } from '../http/errors';
 import { MAX_BIGINT, MAX_TEXT_LENGTH, describeRule, type ParamDef, type ParamValues, type Params } from './define';
 
@@ -66,7 +66,7 @@ export function queryValidator<const P extends Params>(params: P): QueryValidato
   const validate = async (rawQuery: Record<string, unknown>): Promise<ParamValues<P>> => {
     const errors: FieldErrors = {};
     const add = (name: string, message: string) => (errors[name] ??= []).push(message);
-    const present: ValidationChain[] = [];
+    const present: Array<[string, ValidationChain]> = [];
 
     for (const [name, value] of Object.entries(rawQuery)) {
       const chain = chains.get(name);
@@ -80,18 +80,24 @@ export function queryValidator<const P extends Params>(params: P): QueryValidato
       } else if (typeof value !== 'string') {
         add(name, 'must be given at most once');
       } else if (value !== '') {
-        present.push(chain);
+        present.push([name, chain]);
       }
     }
     if (Object.keys(errors).length > 0) throw invalidQuery(errors);
 
     // Run on a snapshot: Express 5 re-parses req.query on every read and does not keep writes to it.
+    // Each chain reports its own errors and sanitized value (a dry run leaves nothing on the request
+    // to gather again with validationResult and matchedData).
     const request = { query: rawQuery };
-    await Promise.all(present.map((chain) => chain.run(request)));
-    for (const error of validationResult(request).array()) {
-      if (error.type === 'field') add(error.path, String(error.msg));
-    }
-    const values = matchedData(request, { locations: ['query'] }) as Record<string, unknown>;
+    const results = await Promise.all(present.map(([, chain]) => chain.run(request, { dryRun: true })));
+    const values: Record<string, unknown> = {};
+    results.forEach((result, i) => {
+      if (!result.isEmpty()) {
+        for (const error of result.array()) if (error.type === 'field') add(error.path, String(error.msg));
+      } else {
+        values[present[i][0]] = result.context.getData()[0].value;
+      }
+    });
 
     for (const [name, def] of Object.entries(params)) {
       if (def.aliasOf && values[name] !== undefined) {

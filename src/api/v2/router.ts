@@ -77,7 +77,8 @@ export function createApiRouter({ pool, streamPool, log, access }: { pool: Pool;
 
   for (const [path, operation] of Object.entries(operations) as Array<[string, Operation]>) {
     const compile = compilePerShape(operation.validate.params, operation.build);
-    router.get(path, async (req: Request, res: Response) => {
+    // One layer per operation: its GET (and HEAD) handler, and 405 for any other method.
+    router.route(path).get(async (req: Request, res: Response) => {
       const validated = await operation.validate(req.query as Record<string, unknown>);
       // A token limited to one 3PL sees only that company's riders, whatever the filters say.
       const values = { ...validated, company_id: (res.locals.access as TokenAccess | undefined)?.companyId ?? undefined };
@@ -93,8 +94,7 @@ export function createApiRouter({ pool, streamPool, log, access }: { pool: Pool;
       const result = await pool.query({ name: statementName(query.text), text: query.text, values: query.values, rowMode: 'array' });
       const rows = result.rows as Array<[string]>;
       res.type('application/json').send(operation.stream ? `[${rows.map((row) => row[0]).join(',')}]` : rows[0][0]);
-    });
-    router.all(path, (req) => {
+    }).all((req) => {
       throw new HttpError(405, `${req.method} is not allowed here; use GET or HEAD.`, { headers: { Allow: 'GET, HEAD' } });
     });
   }
