@@ -33,7 +33,7 @@ async function withService<T>(url: string, work: (service: RunningService) => Pr
   const service = await startService(url, await issueBenchToken(url));
   serviceSettings = service.settings;
   const settings = Object.entries(service.settings).map(([k, v]) => `${k}=${v}`).join(' ');
-  log(`Service pid ${service.pid} on ${service.base} (${settings}; pool sizes as configured, default 10 each)`);
+  log(`Service pid ${service.pid} on ${service.base} (${settings}; pool sizes as configured, defaults 4 for queries and 10 for streams)`);
   try {
     return await work(service);
   } finally {
