@@ -1,6 +1,7 @@
-import type { PoolClient } from 'pg';
+import pg, { type PoolClient } from 'pg';
 import request from 'supertest';
 import { testApp, type TestApp } from './support/app';
+import { databaseUrl, testDatabases } from './support/databases';
 
 // patrol_check_questioners keeps each check's Questioner array, written by triggers (migration 004)
 // from the view patrol_check_questioner_docs, which is the array's one definition.
@@ -96,5 +97,29 @@ describe('stored Questioner arrays', () => {
       await client.query('TRUNCATE patrol_check_answers');
       expect((await client.query('SELECT count(*)::int AS n FROM patrol_check_questioners')).rows[0].n).toBe(0);
     });
+  });
+
+  it('are kept right for a role that may write answers but only read the stored arrays', async () => {
+    const role = `rider_equipment_writer_${process.env.TEST_RUN_ID}`;
+    await fixture.pool.query(`DROP ROLE IF EXISTS ${role}`);
+    await fixture.pool.query(`CREATE ROLE ${role} LOGIN PASSWORD 'writer-secret'`);
+    await fixture.pool.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON patrol_check_answers TO ${role}; GRANT SELECT ON questions, patrol_check_questioners TO ${role}`);
+    const url = new URL(databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().fixture));
+    url.username = role;
+    url.password = 'writer-secret';
+    const writer = new pg.Client(url.toString());
+    await writer.connect();
+    try {
+      await expect(writer.query('DELETE FROM patrol_check_questioners')).rejects.toThrow(/permission denied/);
+      await writer.query('BEGIN');
+      await writer.query(`UPDATE patrol_check_answers SET answer = '"Maybe"' WHERE check_id = 9001 AND position = 1`);
+      const { rows } = await writer.query("SELECT doc->0->>'answer' AS answer FROM patrol_check_questioners WHERE check_id = 9001");
+      expect(rows).toEqual([{ answer: 'Maybe' }]);
+      await writer.query('ROLLBACK');
+    } finally {
+      await writer.end();
+      await fixture.pool.query(`DROP OWNED BY ${role}`);
+      await fixture.pool.query(`DROP ROLE ${role}`);
+    }
   });
 });

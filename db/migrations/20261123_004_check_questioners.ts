@@ -28,7 +28,10 @@ export async function up(knex: Knex): Promise<void> {
     );
 
     -- Writes the arrays of these checks afresh from the view (and drops those left without answers).
-    CREATE FUNCTION patrol_check_questioners_refresh(ids bigint[]) RETURNS void LANGUAGE sql AS $$
+    -- As the owner (SECURITY DEFINER): whoever may write answers or questions keeps the arrays right
+    -- without a grant on this table of its own.
+    CREATE FUNCTION patrol_check_questioners_refresh(ids bigint[]) RETURNS void LANGUAGE sql
+      SECURITY DEFINER SET search_path FROM CURRENT AS $$
       DELETE FROM patrol_check_questioners WHERE check_id = ANY (ids);
       INSERT INTO patrol_check_questioners (check_id, doc)
         SELECT check_id, doc FROM patrol_check_questioner_docs WHERE check_id = ANY (ids);
@@ -63,7 +66,8 @@ export async function up(knex: Knex): Promise<void> {
       AFTER DELETE ON patrol_check_answers REFERENCING OLD TABLE AS old_rows
       FOR EACH STATEMENT EXECUTE FUNCTION patrol_check_answers_refresh();
 
-    CREATE FUNCTION patrol_check_answers_truncate_questioners() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION patrol_check_answers_truncate_questioners() RETURNS trigger LANGUAGE plpgsql
+      SECURITY DEFINER SET search_path FROM CURRENT AS $$
     BEGIN
       -- Skipped when the same statement truncated it already (a TRUNCATE of both tables).
       IF EXISTS (SELECT 1 FROM patrol_check_questioners) THEN
