@@ -15,7 +15,7 @@ import { findPgTool } from './pg-side';
 import * as report from './report';
 import { runLoadScenario, runStreamScenario, type LoadScenarioResult, type StreamScenarioResult, type Tools } from './runner';
 import { loadScenarios, PER_PAGE, STREAM_PATHS } from './scenarios';
-import { children, startService, type RunningService } from './service';
+import { children, serverNodeFlags, startService, type RunningService } from './service';
 import { runStartup, type StartupResult } from './startup';
 
 const log = (message: string) => console.log(message);
@@ -33,7 +33,7 @@ async function withService<T>(url: string, work: (service: RunningService) => Pr
   const service = await startService(url, await issueBenchToken(url));
   serviceSettings = service.settings;
   const settings = Object.entries(service.settings).map(([k, v]) => `${k}=${v}`).join(' ');
-  log(`Service pid ${service.pid} on ${service.base} (${settings}; pool sizes as configured, defaults 4 for queries and 10 for streams)`);
+  log(`Service pid ${service.pid} (node ${[...serverNodeFlags, 'dist/src/server.js'].join(' ')}) on ${service.base} (${settings}; pool sizes as configured, defaults 4 for queries and 10 for streams)`);
   try {
     return await work(service);
   } finally {

@@ -9,6 +9,14 @@ import { projectRoot } from '../src/paths';
 
 export const serverScript = path.join(projectRoot, 'dist', 'src', 'server.js');
 
+/** Node's flags from `npm start` ("node <flags> dist/src/server.js"), so the bench runs the service as it starts. */
+export const serverNodeFlags: string[] = (() => {
+  const start = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start;
+  const words = start.trim().split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/server.js') throw new Error(`npm start is not "node [flags] dist/src/server.js": ${start}`);
+  return words.slice(1, -1);
+})();
+
 /** Children to stop if the bench is interrupted. */
 export const children = new Set<ChildProcess>();
 
@@ -36,7 +44,7 @@ export async function waitFor200(url: string, child: ChildProcess, timeoutMs: nu
 
 /** Spawns node with the server script; its output is kept (last lines) for error reports. */
 export function spawnServer(env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [serverScript], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...serverNodeFlags, serverScript], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.on('exit', () => children.delete(child));
   const lines: string[] = [];

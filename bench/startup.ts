@@ -7,7 +7,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { freePort } from '../src/db/embedded';
 import { projectRoot } from '../src/paths';
-import { children, getStatus, serverScript, stopProcess } from './service';
+import { children, getStatus, serverNodeFlags, serverScript, stopProcess } from './service';
 
 export interface StartupResult {
   /** node dist/src/server.js on an empty folder. */
@@ -66,9 +66,9 @@ export async function runStartup(log: (msg: string) => void): Promise<StartupRes
   fs.chmodSync(dir, 0o755); // as root, the embedded server runs as the postgres user, which must get in
   try {
     const pgDir = path.join(dir, 'pg');
-    const firstStartSeconds = await timeStart(process.execPath, [serverScript], pgDir);
+    const firstStartSeconds = await timeStart(process.execPath, [...serverNodeFlags, serverScript], pgDir);
     log(`  startup: fresh embedded demo answered after ${firstStartSeconds.toFixed(2)} s`);
-    const restartSeconds = await timeStart(process.execPath, [serverScript], pgDir);
+    const restartSeconds = await timeStart(process.execPath, [...serverNodeFlags, serverScript], pgDir);
     log(`  startup: restart on the existing cluster answered after ${restartSeconds.toFixed(2)} s`);
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const npmStartSeconds = await timeStart(npm, ['start', '--silent'], path.join(dir, 'pg-npm'));
