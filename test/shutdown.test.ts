@@ -131,7 +131,12 @@ describe('the embedded server', () => {
       const gone = Date.now() + 10000;
       while (Date.now() < gone && fs.existsSync(path.join(dir, 'pg', 'postmaster.pid'))) await new Promise((resolve) => setTimeout(resolve, 50));
       await new Promise((resolve) => setTimeout(resolve, 200)); // its exit has been seen
-      const stopped = await Promise.race([server.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3000))]);
+      let timer: NodeJS.Timeout | undefined;
+      const stopped = await Promise.race([
+        server.stop().then(() => 'stopped'),
+        new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting'), 3000))),
+      ]);
+      clearTimeout(timer);
       expect(stopped).toBe('stopped');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
