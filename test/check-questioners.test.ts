@@ -1,20 +1,11 @@
 import pg, { type PoolClient } from 'pg';
 import request from 'supertest';
-import { testApp, type TestApp } from './support/app';
+import { useFixtureAndDemo } from './support/app';
 import { databaseUrl, testDatabases } from './support/databases';
 
 // patrol_check_questioners keeps each check's Questioner array, written by triggers (migration 004)
 // from the view patrol_check_questioner_docs, which is the array's one definition.
-let fixture: TestApp;
-let demo: TestApp;
-beforeAll(() => {
-  fixture = testApp('fixture');
-  demo = testApp('demo');
-});
-afterAll(async () => {
-  await fixture.close();
-  await demo.close();
-});
+const apps = useFixtureAndDemo();
 
 /** Checks whose stored array is missing, extra or differs from the view's. */
 const drift = `SELECT count(*)::int AS n
@@ -23,7 +14,7 @@ const drift = `SELECT count(*)::int AS n
  WHERE s.doc::text IS DISTINCT FROM d.doc::text`;
 
 async function inTransaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
-  const client = await fixture.pool.connect();
+  const client = await apps.fixture.pool.connect();
   try {
     await client.query('BEGIN');
     await work(client);
@@ -38,9 +29,9 @@ const stored = async (client: PoolClient, checkId: number) =>
 
 describe('stored Questioner arrays', () => {
   it('match their definition in the fixture (loaded row by row) and in the generated demo (rebuilt in bulk)', async () => {
-    expect((await fixture.pool.query(drift)).rows[0].n).toBe(0);
-    expect((await demo.pool.query(drift)).rows[0].n).toBe(0);
-    const { rows } = await demo.pool.query(
+    expect((await apps.fixture.pool.query(drift)).rows[0].n).toBe(0);
+    expect((await apps.demo.pool.query(drift)).rows[0].n).toBe(0);
+    const { rows } = await apps.demo.pool.query(
       'SELECT (SELECT count(DISTINCT check_id) FROM patrol_check_answers)::int AS answered, (SELECT count(*) FROM patrol_check_questioners)::int AS stored',
     );
     expect(rows[0].answered).toBeGreaterThan(100);
@@ -48,7 +39,7 @@ describe('stored Questioner arrays', () => {
   });
 
   it('are what the API sends as Questioner', async () => {
-    const res = await request(fixture.app).get('/v2/patrollerchecks?rider_id=101').expect(200);
+    const res = await request(apps.fixture.app).get('/v2/patrollerchecks?rider_id=101').expect(200);
     const check = res.body.find((c: { ID: number }) => c.ID === 9001);
     expect(check.Questioner).toEqual([
       { question: 'Is the helmet worn?', answer: 'Yes', imageUrl: null, score: '2', category: 'Equipment' },
@@ -101,9 +92,9 @@ describe('stored Questioner arrays', () => {
 
   it('are kept right for a role that may write answers but only read the stored arrays', async () => {
     const role = `rider_equipment_writer_${process.env.TEST_RUN_ID}`;
-    await fixture.pool.query(`DROP ROLE IF EXISTS ${role}`);
-    await fixture.pool.query(`CREATE ROLE ${role} LOGIN PASSWORD 'writer-secret'`);
-    await fixture.pool.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON patrol_check_answers TO ${role}; GRANT SELECT ON questions, patrol_check_questioners TO ${role}`);
+    await apps.fixture.pool.query(`DROP ROLE IF EXISTS ${role}`);
+    await apps.fixture.pool.query(`CREATE ROLE ${role} LOGIN PASSWORD 'writer-secret'`);
+    await apps.fixture.pool.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON patrol_check_answers TO ${role}; GRANT SELECT ON questions, patrol_check_questioners TO ${role}`);
     const url = new URL(databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().fixture));
     url.username = role;
     url.password = 'writer-secret';
@@ -118,8 +109,8 @@ describe('stored Questioner arrays', () => {
       await writer.query('ROLLBACK');
     } finally {
       await writer.end();
-      await fixture.pool.query(`DROP OWNED BY ${role}`);
-      await fixture.pool.query(`DROP ROLE ${role}`);
+      await apps.fixture.pool.query(`DROP OWNED BY ${role}`);
+      await apps.fixture.pool.query(`DROP ROLE ${role}`);
     }
   });
 });

@@ -1,16 +1,7 @@
-import { testApp, type TestApp } from './support/app';
+import { useFixtureAndDemo } from './support/app';
 
 // riders.active_items / returned_items are kept by a trigger on assignments (migration 002).
-let fixture: TestApp;
-let demo: TestApp;
-beforeAll(() => {
-  fixture = testApp('fixture');
-  demo = testApp('demo');
-});
-afterAll(async () => {
-  await fixture.close();
-  await demo.close();
-});
+const apps = useFixtureAndDemo();
 
 const drift = `SELECT count(*)::int AS n FROM riders r
   CROSS JOIN LATERAL (
@@ -20,9 +11,9 @@ const drift = `SELECT count(*)::int AS n FROM riders r
 
 describe('rider item counts', () => {
   it('match the assignments in the fixture and in the generated demo', async () => {
-    expect((await fixture.pool.query(drift)).rows[0].n).toBe(0);
-    expect((await demo.pool.query(drift)).rows[0].n).toBe(0);
-    const { rows } = await fixture.pool.query('SELECT id, active_items, returned_items FROM riders WHERE id IN (101, 103, 107) ORDER BY id');
+    expect((await apps.fixture.pool.query(drift)).rows[0].n).toBe(0);
+    expect((await apps.demo.pool.query(drift)).rows[0].n).toBe(0);
+    const { rows } = await apps.fixture.pool.query('SELECT id, active_items, returned_items FROM riders WHERE id IN (101, 103, 107) ORDER BY id');
     expect(rows).toEqual([
       { id: '101', active_items: 2, returned_items: 1 },
       { id: '103', active_items: 0, returned_items: 1 },
@@ -31,7 +22,7 @@ describe('rider item counts', () => {
   });
 
   it('follow inserts, returns, moves between riders and deletes', async () => {
-    const client = await fixture.pool.connect();
+    const client = await apps.fixture.pool.connect();
     const counts = async (id: number) =>
       (await client.query('SELECT active_items, returned_items FROM riders WHERE id = $1', [id])).rows[0];
     try {

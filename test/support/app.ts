@@ -43,6 +43,23 @@ export function testApp(database: Database = 'fixture', env: Record<string, stri
   return build(database, env);
 }
 
+/**
+ * The fixture and demo apps for a whole test file: built before its tests, closed after them. Read
+ * them from the returned object inside tests (they do not exist yet when the file is loaded).
+ */
+export function useFixtureAndDemo(): { fixture: TestApp; demo: TestApp } {
+  const apps = {} as { fixture: TestApp; demo: TestApp };
+  beforeAll(() => {
+    apps.fixture = testApp('fixture');
+    apps.demo = testApp('demo');
+  });
+  afterAll(async () => {
+    await apps.fixture.close();
+    await apps.demo.close();
+  });
+  return apps;
+}
+
 /** The app with API tokens required, its token cache loaded. */
 export async function testAppWithAuth(database: Database = 'fixture', env: Record<string, string> = {}): Promise<TestApp> {
   const t = build(database, { AUTH: 'on', ...env }, (pool, config, log) => new TokenCache(pool, config.auth.refreshMs, log));
