@@ -14,6 +14,7 @@ import { HttpError } from './http/errors';
 import { createSignIn } from './auth/sign-in';
 import { createMetrics } from './http/metrics';
 import { requestId } from './http/request-id';
+import { StreamLimit } from './http/stream-limit';
 import type { TokenCache } from './auth/tokens';
 import { projectRoot } from './paths';
 
@@ -49,6 +50,7 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
   const access = config.auth.enabled && tokens
     ? { tokens, perMinute: config.auth.perMinute, failuresPerMinute: config.auth.failuresPerMinute }
     : undefined;
+  const streamLimit = new StreamLimit(config.streamsPerToken);
   const app = express();
   app.disable('x-powered-by');
   // Every answer is made per request and sent with no-store: an ETag would only hash each body for nothing.
@@ -69,7 +71,7 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
   app.use(compressWhenAccepted());
 
   // The API first: its requests, the busiest, then pass no other layer.
-  app.use('/v2', createApiRouter({ pool, streamPool, log, access }));
+  app.use('/v2', createApiRouter({ pool, streamPool, streamLimit, log, access }));
   app.get('/health/live', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
@@ -87,7 +89,7 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
     app.use('/admin', signIn.sessions, signIn.router, signIn.requireSupervisor);
   }
   app.use('/admin', createReportsRouter({ pool, streamPool, log, chromiumPath: config.chromiumPath }));
-  app.use('/admin', createAdminRouter({ pool, streamPool, log }));
+  app.use('/admin', createAdminRouter({ pool, streamPool, streamLimit, log }));
 
   app.use((req) => {
     throw new HttpError(404, `Nothing is served at ${req.path}.`);

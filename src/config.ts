@@ -11,6 +11,8 @@ export interface Config {
   embedded: { dir: string; port: number };
   timeZone: string;
   pool: { max: number; acquireTimeoutMs: number; statementTimeoutMs: number; streamMax: number; streamStatementTimeoutMs: number };
+  /** Unbounded streams (whole-table answers, CSV downloads) one API token or admin session may run at once. */
+  streamsPerToken: number;
   logRequests: boolean;
   nodeEnv: string;
   auth: { enabled: boolean; refreshMs: number; perMinute: number; failuresPerMinute: number; signInFailures: number };
@@ -96,6 +98,7 @@ export function loadConfig(env: Env = process.env): Config {
       streamMax: integer(env, 'DB_STREAM_POOL_MAX', 10, 1, 1000),
       streamStatementTimeoutMs: integer(env, 'STREAM_STATEMENT_TIMEOUT_MS', 3600000, 0, 86400000),
     },
+    streamsPerToken: integer(env, 'STREAMS_PER_TOKEN', 2, 1, 1000),
     logRequests,
     nodeEnv,
     metricsToken: env.METRICS_TOKEN || undefined,

@@ -1,7 +1,8 @@
 import express from 'express';
 import request from 'supertest';
 import { createAdminRouter } from '../src/admin/router';
-import type { Pool } from '../src/db/pool';
+import { freePort } from '../src/db/embedded';
+import { createPool } from '../src/db/pool';
 import { requestId } from '../src/http/request-id';
 import { testApp, type TestApp } from './support/app';
 
@@ -82,22 +83,37 @@ describe('the error pages', () => {
   });
 
   it('shows a 500 with the request id only: no message, stack or SQL, and logs the cause', async () => {
+    // A real database without the service's tables: every query fails as a bug would.
     const logs: string[] = [];
-    const failing = { query: async () => Promise.reject(new Error('relation "secret_table" does not exist')) } as unknown as Pool;
-    const app = express().use(requestId).use('/admin', createAdminRouter({ pool: failing, log: (m) => logs.push(m) }));
-    const res = await request(app).get('/admin/checks').set('X-Request-Id', 'req-500-test').expect(500);
-    expect(res.headers['content-type']).toMatch(/^text\/html/);
-    expect(res.text).toContain('<code class="request-id">req-500-test</code>');
-    expect(res.text).not.toMatch(/secret_table|Error:|at .*\.ts|SELECT/);
-    expect(logs.join('\n')).toMatch(/\[req-500-test\] GET \/admin\/checks -> 500: Error: relation "secret_table" does not exist/);
+    const empty = createPool(process.env.TEST_ADMIN_URL!, t.config);
+    try {
+      const app = express().use(requestId).use('/admin', createAdminRouter({ pool: empty, log: (m) => logs.push(m) }));
+      const res = await request(app).get('/admin/checks').set('X-Request-Id', 'req-500-test').expect(500);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toContain('<code class="request-id">req-500-test</code>');
+      expect(res.text).not.toMatch(/patrol_checks|Error:|at .*\.ts|SELECT/);
+      // An unexpected failure keeps its stack in the log.
+      expect(logs.join('\n')).toMatch(/\[req-500-test\] GET \/admin\/checks -> 500: error: relation "\w+" does not exist\n\s+at /);
+    } finally {
+      await empty.end();
+    }
   });
 
   it('says the database is not answering (503) when it cannot be reached', async () => {
-    const down = { query: async () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })) } as unknown as Pool;
-    const app = express().use(requestId).use('/admin', createAdminRouter({ pool: down, log: () => undefined }));
-    const res = await request(app).get('/admin').expect(503);
-    expect(res.headers['retry-after']).toBe('5');
-    expect(res.text).toContain('The database is not answering; try again shortly.');
+    // A real server address where nothing listens.
+    const logs: string[] = [];
+    const down = createPool(`postgres://postgres@127.0.0.1:${await freePort()}/postgres`, t.config);
+    try {
+      const app = express().use(requestId).use('/admin', createAdminRouter({ pool: down, log: (m) => logs.push(m) }));
+      const res = await request(app).get('/admin').set('X-Request-Id', 'req-503-test').expect(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.text).toContain('The database is not answering; try again shortly.');
+      // An expected failure is one line with the request id and the reason, no stack.
+      expect(logs).toHaveLength(1);
+      expect(logs[0]).toMatch(/^\[req-503-test\] GET \/admin -> 503: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+    } finally {
+      await down.end();
+    }
   });
 });
 

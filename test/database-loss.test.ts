@@ -34,7 +34,7 @@ describe('losing the database', () => {
     fs.writeFileSync(`${dataDir}.password`, 'loss-test\n'); // known ahead, so the app can be built first
     const port = await freePort();
     const url = `postgres://postgres:loss-test@127.0.0.1:${port}/postgres`;
-    const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off', DB_ACQUIRE_TIMEOUT_MS: '1000' });
+    const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off', DB_ACQUIRE_TIMEOUT_MS: '1000', STREAMS_PER_TOKEN: '8' });
     const logs: string[] = [];
     const pool = createPool(url, config, (m) => logs.push(m));
     const app = createApp({ pool, config, log: (m) => logs.push(m) });

@@ -1,6 +1,8 @@
 import type { Request, Response } from 'express';
 import { toNative } from '../db/knex';
 import type { Pool } from '../db/pool';
+import { queryRows } from '../db/rows';
+import { clientSignal } from '../http/client-signal';
 import { HttpError } from '../http/errors';
 import * as patrolChecks from '../queries/patrol-checks';
 import { pathId } from './path-id';
@@ -32,7 +34,7 @@ interface ReportedItem {
 export function checkHandler(pool: Pool) {
   return async (req: Request, res: Response): Promise<void> => {
     const id = await pathId(String(req.params.id), 'patrol check');
-    const { rows } = await pool.query(toNative(patrolChecks.adminCheck(id, scopeOf(res))));
+    const rows = await queryRows<Record<string, any>>(pool, toNative(patrolChecks.adminCheck(id, scopeOf(res))), clientSignal(res));
     if (rows.length === 0) throw new HttpError(404, `There is no patrol check with ID ${id}.`);
     const check = rows[0];
     const answers = check.answers as Answer[];

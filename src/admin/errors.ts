@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { HttpError, toHttpError } from '../http/errors';
+import { failureLine, HttpError, toHttpError } from '../http/errors';
+import { clientGone } from '../api/v2/problem';
 import { renderToString, signedIn } from './render';
 
 export type Logger = (message: string) => void;
@@ -18,12 +19,10 @@ export const notFound: RequestHandler = (req: Request) => {
  */
 export function adminErrorHandler(log: Logger): ErrorRequestHandler {
   return async (thrown, req, res, _next) => {
+    if (clientGone(thrown, req, res, log)) return;
     const error = toHttpError(thrown);
     const requestId = String(res.locals.requestId ?? '');
-    if (error.status >= 500) {
-      const cause = error.options.cause ?? thrown;
-      log(`[${requestId}] ${req.method} ${req.originalUrl} -> ${error.status}: ${(cause as Error)?.stack ?? String(cause)}`);
-    }
+    if (error.status >= 500) log(failureLine(requestId, req.method, req.originalUrl, error.status, error.options.cause ?? thrown));
     if (res.headersSent) {
       // Part of a download is out; ending it cleanly would pass a truncated file off as complete.
       res.destroy();

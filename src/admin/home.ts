@@ -1,6 +1,8 @@
 import type { Request, Response } from 'express';
 import { toNative } from '../db/knex';
 import type { Pool } from '../db/pool';
+import { queryRows } from '../db/rows';
+import { clientSignal } from '../http/client-signal';
 import { defineParams } from '../filters/define';
 import { queryValidator } from '../filters/validate';
 import { HttpError, type FieldErrors } from '../http/errors';
@@ -31,7 +33,8 @@ export function homeHandler(pool: Pool) {
       if (!(error instanceof HttpError && error.status === 400 && error.options.errors)) throw error;
       errors = error.options.errors; // the figures below are today's; the message says why
     }
-    const run = async <T>(builder: Parameters<typeof toNative>[0]) => (await pool.query(toNative(builder))).rows as T[];
+    const signal = clientSignal(res);
+    const run = <T>(builder: Parameters<typeof toNative>[0]) => queryRows<T>(pool, toNative(builder), signal);
     const scope = scopeOf(res);
     const [{ latest, today }] = await run<{ latest: string | null; today: string }>(patrolChecks.latestCheckDay(scope));
     const to = asOf ?? today;

@@ -2,6 +2,9 @@ import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
 import { toNative } from '../db/knex';
 import type { Pool } from '../db/pool';
+import { queryRows } from '../db/rows';
+import { clientSignal } from '../http/client-signal';
+import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import type { Params } from '../filters/define';
 import type { Scope } from '../filters/scope';
 import { queryValidator } from '../filters/validate';
@@ -83,13 +86,14 @@ function pageWindow(page: number, pages: number): Array<number | null> {
 export interface ListDeps {
   pool: Pool;
   streamPool: Pool;
-  companies: (scope: Scope) => Promise<string[]>;
+  streamLimit: StreamLimit;
+  companies: (scope: Scope, signal: AbortSignal) => Promise<string[]>;
   /** The lists shown as tabs of one section (the equipment lists). */
   tabs: ReadonlyArray<Pick<ListResource, 'path' | 'title' | 'section'>>;
 }
 
 /** The HTML page and the CSV download of one list, both from the resource's one builder. */
-export function listHandlers(resource: ListResource, { pool, streamPool, companies, tabs }: ListDeps) {
+export function listHandlers(resource: ListResource, { pool, streamPool, streamLimit, companies, tabs }: ListDeps) {
   const equipmentTabs = tabs.filter((tab) => tab.section === resource.section);
   const params = { ...resource.filters, ...listParams(Object.keys(resource.sorts)) };
   const validate = queryValidator(params);
@@ -138,7 +142,7 @@ export function listHandlers(resource: ListResource, { pool, streamPool, compani
         suggestions: Object.fromEntries(names.map((name) => [name, 'companies'])),
         keep: ['sort', 'dir', 'per_page'],
       }),
-      companies: names.length ? await companies(scopeOf(res)) : [],
+      companies: names.length ? await companies(scopeOf(res), clientSignal(res)) : [],
     };
   }
 
@@ -150,11 +154,12 @@ export function listHandlers(resource: ListResource, { pool, streamPool, compani
     const pageNo = values.page as number;
 
     const base = resource.filtered(values);
-    const [counted, found] = await Promise.all([
-      pool.query(toNative(base.clone().count({ total: '*' }))),
-      pool.query(toNative(ordered(resource.columns(base.clone(), values), values).limit(perPage).offset((pageNo - 1) * perPage))),
+    const signal = clientSignal(res);
+    const [[counted], found] = await Promise.all([
+      queryRows<{ total: string }>(pool, toNative(base.clone().count({ total: '*' })), signal),
+      queryRows<Row>(pool, toNative(ordered(resource.columns(base.clone(), values), values).limit(perPage).offset((pageNo - 1) * perPage)), signal),
     ]);
-    const total = Number(counted.rows[0].total);
+    const total = Number(counted.total);
     const pages = Math.max(1, Math.ceil(total / perPage));
 
     // Every link starts from the filters and list settings of this page.
@@ -174,7 +179,7 @@ export function listHandlers(resource: ListResource, { pool, streamPool, compani
         ariaSort: active ? (dir === 'asc' ? 'ascending' : 'descending') : undefined,
       };
     });
-    const rows = (found.rows as Row[]).map((row) =>
+    const rows = found.map((row) =>
       shown.map((column) => ({
         label: column.label,
         text: cellText(column, row),
@@ -224,10 +229,13 @@ export function listHandlers(resource: ListResource, { pool, streamPool, compani
     }
     const query = ordered(resource.columns(resource.filtered(values), values), values);
     const day = new Date().toISOString().slice(0, 10);
-    await streamCsv(streamPool, toNative(query), res, {
-      filename: `${resource.csvName}-${day}.csv`,
-      columns: resource.table.filter((column) => column.only !== 'table').map((column) => ({ label: column.label, text: (row: Row) => cellText(column, row) })),
-    });
+    const { key, what } = sessionKey(req);
+    await streamLimit.run(key, what, () =>
+      streamCsv(streamPool, toNative(query), res, {
+        filename: `${resource.csvName}-${day}.csv`,
+        columns: resource.table.filter((column) => column.only !== 'table').map((column) => ({ label: column.label, text: (row: Row) => cellText(column, row) })),
+      }),
+    );
   }
 
   return { page, csv };

@@ -1,6 +1,9 @@
 import type { Request, Response } from 'express';
 import { toNative } from '../db/knex';
 import type { Pool } from '../db/pool';
+import { queryRows } from '../db/rows';
+import { clientSignal } from '../http/client-signal';
+import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import { queryValidator } from '../filters/validate';
 import { HttpError, type FieldErrors } from '../http/errors';
 import * as questions from '../queries/questions';
@@ -29,7 +32,7 @@ const invalid = (error: unknown): FieldErrors | undefined =>
 export function questionnaireHandler(pool: Pool) {
   return async (req: Request, res: Response): Promise<void> => {
     const raw = stringQuery(req.query as Record<string, unknown>);
-    const countries = (await pool.query(toNative(questions.countries()))).rows as Array<{ id: string; code: string; name: string; questions: string }>;
+    const countries = await queryRows<{ id: string; code: string; name: string; questions: string }>(pool, toNative(questions.countries()), clientSignal(res));
     const choices = { country_id: countries.map((c) => ({ value: c.id, label: `${c.name} (${c.code}), ${c.questions} question${c.questions === '1' ? '' : 's'}` })) };
     const view = { title: 'Questionnaire', section: 'questionnaire', countries, country: null, questions: null };
 
@@ -45,7 +48,7 @@ export function questionnaireHandler(pool: Pool) {
     if (!countryId) return render(res, 'questionnaire', { ...view, form });
 
     const country = countries.find((c) => c.id === countryId);
-    const rows = (await pool.query(toNative(questions.adminQuestions({ country_id: countryId })))).rows as Array<Row & { id: string; answers: Answer[] }>;
+    const rows = await queryRows<Row & { id: string; answers: Answer[] }>(pool, toNative(questions.adminQuestions({ country_id: countryId })), clientSignal(res));
     const ids = new Set(rows.map((q) => q.id));
     // jump and skip name question ids; ones in this questionnaire become links to them.
     const ref = (id: string) => ({ id, href: ids.has(id) ? `#q-${id}` : undefined });
@@ -79,10 +82,11 @@ const csvColumns = [
 ].map(([key, label]) => ({ label, text: (row: Row) => (row[key] === null || row[key] === undefined ? '' : String(row[key])) }));
 
 /** The questionnaire as CSV, one row per answer. */
-export function questionnaireCsv(pool: Pool) {
+export function questionnaireCsv(pool: Pool, streamLimit: StreamLimit) {
   return async (req: Request, res: Response): Promise<void> => {
     const values = await validate(req.query as Record<string, unknown>);
     const name = values.country_id ? `questionnaire-country-${values.country_id}` : 'questionnaire';
-    await streamCsv(pool, toNative(questions.adminAnswerRows(values)), res, { filename: `${name}.csv`, columns: csvColumns });
+    const { key, what } = sessionKey(req);
+    await streamLimit.run(key, what, () => streamCsv(pool, toNative(questions.adminAnswerRows(values)), res, { filename: `${name}.csv`, columns: csvColumns }));
   };
 }

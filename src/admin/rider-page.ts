@@ -2,6 +2,8 @@ import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
 import { toNative } from '../db/knex';
 import type { Pool } from '../db/pool';
+import { queryRows } from '../db/rows';
+import { clientSignal } from '../http/client-signal';
 import { defineParams } from '../filters/define';
 import { queryValidator } from '../filters/validate';
 import { HttpError } from '../http/errors';
@@ -35,8 +37,9 @@ const newestFirst = (builder: Knex.QueryBuilder, column: string, tieBreak: strin
 
 /** One rider on one screen: equipment held now, and the timeline of everything that happened. */
 export function riderHandler(pool: Pool) {
-  const run = async (builder: Knex.QueryBuilder) => (await pool.query(toNative(builder))).rows as Row[];
   return async (req: Request, res: Response): Promise<void> => {
+    const signal = clientSignal(res);
+    const run = (builder: Knex.QueryBuilder) => queryRows<Row>(pool, toNative(builder), signal);
     const id = await pathId(String(req.params.id), 'rider');
     const scope = scopeOf(res);
     const [rider] = await run(riderEquipment.riderById(id, scope));
@@ -126,20 +129,20 @@ export function searchHandler(pool: Pool) {
 
     if (/^[0-9]+$/.test(q)) {
       const id = await pathId(q, 'rider').catch(() => undefined);
-      const [rider] = id ? (await pool.query(toNative(riderEquipment.riderById(id, scopeOf(res))))).rows : [];
+      const [rider] = id ? await queryRows<{ id: string }>(pool, toNative(riderEquipment.riderById(id, scopeOf(res))), clientSignal(res)) : [];
       if (rider) return res.redirect(303, `/admin/riders/${rider.id}`);
     }
     const base = riderEquipment.searchRiders(q, scopeOf(res));
-    const [counted, found] = await Promise.all([
-      pool.query(toNative(base.clone().count({ total: '*' }))),
-      pool.query(toNative(riderEquipment.searchColumns(base.clone()).limit(SEARCH_LIMIT))),
+    const [[counted], found] = await Promise.all([
+      queryRows<{ total: string }>(pool, toNative(base.clone().count({ total: '*' })), clientSignal(res)),
+      queryRows(pool, toNative(riderEquipment.searchColumns(base.clone()).limit(SEARCH_LIMIT)), clientSignal(res)),
     ]);
     await render(res, 'search', {
       title: `Riders matching “${q}”`,
       section: '',
       form,
       q,
-      results: { total: Number(counted.rows[0].total), rows: found.rows, limit: SEARCH_LIMIT },
+      results: { total: Number(counted.total), rows: found, limit: SEARCH_LIMIT },
     });
   };
 }

@@ -1,6 +1,8 @@
 import express, { type Router } from 'express';
 import { toNative } from '../db/knex';
 import type { Pool } from '../db/pool';
+import { queryRows } from '../db/rows';
+import { StreamLimit } from '../http/stream-limit';
 import type { Scope } from '../filters/scope';
 import * as riderEquipment from '../queries/rider-equipment';
 import { checkHandler } from './check-page';
@@ -15,6 +17,8 @@ export interface AdminDeps {
   pool: Pool;
   /** Connections for CSV downloads, which read whole tables; the query pool when not given. */
   streamPool?: Pool;
+  /** CSV downloads each session may run at once (STREAMS_PER_TOKEN); unlimited when not given. */
+  streamLimit?: StreamLimit;
   log?: Logger;
 }
 
@@ -22,13 +26,13 @@ export interface AdminDeps {
  * The supervisors' HTML pages, mounted at /admin. One router, so a sign-in middleware can be put in
  * front of all of it. Every page is a GET whose filters live in the URL.
  */
-export function createAdminRouter({ pool, streamPool = pool, log = console.error }: AdminDeps): Router {
+export function createAdminRouter({ pool, streamPool = pool, streamLimit = new StreamLimit(Infinity), log = console.error }: AdminDeps): Router {
   const router = express.Router();
-  const companies = async (scope: Scope) => ((await pool.query(toNative(riderEquipment.companyNames(scope)))).rows as Array<{ name: string }>).map((row) => row.name);
+  const companies = async (scope: Scope, signal: AbortSignal) => (await queryRows<{ name: string }>(pool, toNative(riderEquipment.companyNames(scope)), signal)).map((row) => row.name);
 
   router.get('/', homeHandler(pool));
   for (const resource of allLists) {
-    const handlers = listHandlers(resource, { pool, streamPool, companies, tabs: equipmentTabs });
+    const handlers = listHandlers(resource, { pool, streamPool, streamLimit, companies, tabs: equipmentTabs });
     router.get(resource.path, handlers.page);
     router.get(`${resource.path}.csv`, handlers.csv);
   }
@@ -36,7 +40,7 @@ export function createAdminRouter({ pool, streamPool = pool, log = console.error
   router.get('/riders/:id', riderHandler(pool));
   router.get('/search', searchHandler(pool));
   router.get('/questionnaire', questionnaireHandler(pool));
-  router.get('/questionnaire.csv', questionnaireCsv(streamPool));
+  router.get('/questionnaire.csv', questionnaireCsv(streamPool, streamLimit));
   router.get('/equipment', (_req, res) => res.redirect(302, '/admin/equipment/assignments'));
   router.get('/riders', (_req, res) => res.redirect(302, '/admin/search'));
 

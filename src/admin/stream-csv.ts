@@ -1,10 +1,10 @@
-import { Transform, pipeline, type TransformCallback } from 'node:stream';
+import { Transform, type TransformCallback } from 'node:stream';
 import type { Response } from 'express';
 import { stringify } from 'csv-stringify';
 import QueryStream from 'pg-query-stream';
 import type { NativeQuery } from '../db/knex';
 import type { Pool } from '../db/pool';
-import { openQueryStream } from '../db/stream-query';
+import { streamStatement } from '../db/stream-query';
 
 const BATCH_ROWS = 500;
 
@@ -29,8 +29,8 @@ class RowsToCells extends Transform {
  * Streams every row of a query as a CSV download: a server-side cursor read in batches, through
  * csv-stringify, to the socket, with backpressure all the way, so memory stays bounded at any size.
  * Nothing is written before the first row arrives, so a database error still becomes an error page.
- * The pooled client goes back on finish, and is discarded (its statement cancelled) on error or when
- * the client leaves half-way.
+ * Resolves when the download is over and its statement has stopped (see streamStatement for errors
+ * and clients that leave half-way).
  */
 export async function streamCsv(
   pool: Pool,
@@ -38,15 +38,17 @@ export async function streamCsv(
   res: Response,
   { filename, columns }: { filename: string; columns: readonly CsvColumn[] },
 ): Promise<void> {
-  const opened = await openQueryStream(pool, () => new QueryStream(query.text, query.values, { batchSize: BATCH_ROWS }), res);
-  if (!opened) return;
-
-  res
-    .status(200)
-    .type('text/csv; charset=utf-8')
-    .set('Content-Disposition', `attachment; filename="${filename}"`)
-    .set('Cache-Control', 'no-store');
-  // The byte order mark tells spreadsheet programs the file is UTF-8 (Arabic names stay readable).
-  const csv = stringify({ header: true, columns: columns.map((c) => c.label), bom: true });
-  pipeline(opened.rows, new RowsToCells(columns), csv, res, opened.done);
+  await streamStatement(pool, res, {
+    statement: () => new QueryStream(query.text, query.values, { batchSize: BATCH_ROWS }),
+    drainOnStop: false,
+    respond: () => {
+      res
+        .status(200)
+        .type('text/csv; charset=utf-8')
+        .set('Content-Disposition', `attachment; filename="${filename}"`)
+        .set('Cache-Control', 'no-store');
+      // The byte order mark tells spreadsheet programs the file is UTF-8 (Arabic names stay readable).
+      return [new RowsToCells(columns), stringify({ header: true, columns: columns.map((c) => c.label), bom: true })];
+    },
+  });
 }

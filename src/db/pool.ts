@@ -1,9 +1,144 @@
 import pg from 'pg';
 import type { Config } from '../config';
 
-export type Pool = pg.Pool;
-
 export const APPLICATION_NAME = 'rider-equipment-service';
+
+/** The request's client went away: nobody is left to answer, so no statement is started for it. */
+export class ClientGone extends Error {
+  readonly code = 'CLIENT_GONE';
+  constructor(when = 'while its answer was being prepared') {
+    super(`client closed the connection ${when}`);
+  }
+}
+
+/** No connection came free within DB_ACQUIRE_TIMEOUT_MS. The message is pg-pool's own, for the same case. */
+export class PoolTimeout extends Error {
+  readonly code = 'POOL_TIMEOUT';
+  constructor(ms: number) {
+    super(`timeout exceeded when trying to connect (no database connection came free within ${ms} ms)`);
+  }
+}
+
+interface Waiter {
+  admit: () => void;
+  fail: (error: Error) => void;
+}
+
+/**
+ * A first-come queue of `size` places in front of a pg pool. A waiter leaves it at once when its
+ * request's signal aborts (the client went away) or when `timeoutMs` passes, so nobody gets a
+ * connection for a client that is gone. A place is given back only by `leave()`.
+ */
+class Gate {
+  private free: number;
+  private readonly queue = new Set<Waiter>();
+
+  constructor(size: number, private readonly timeoutMs: number) {
+    this.free = size;
+  }
+
+  get waiting(): number {
+    return this.queue.size;
+  }
+
+  enter(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(new ClientGone('while waiting for a database connection'));
+    if (this.free > 0 && this.queue.size === 0) {
+      this.free -= 1;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.queue.delete(waiter);
+      };
+      const waiter: Waiter = {
+        admit: () => {
+          settle();
+          resolve();
+        },
+        fail: (error) => {
+          settle();
+          reject(error);
+        },
+      };
+      const onAbort = () => waiter.fail(new ClientGone('while waiting for a database connection'));
+      const timer = setTimeout(() => waiter.fail(new PoolTimeout(this.timeoutMs)), this.timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.add(waiter);
+    });
+  }
+
+  leave(): void {
+    const next = this.queue.values().next();
+    if (next.done) this.free += 1;
+    else next.value.admit(); // the place passes straight to the longest waiter
+  }
+}
+
+type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: Error | boolean) => void) => void;
+
+/**
+ * A pg pool whose waiters queue in a Gate: `acquire(signal)` stops waiting when the request's client
+ * leaves, and a connection's place is held until `release()`, which the stream code calls only once
+ * the statement has really stopped in PostgreSQL. `pool.query()` and `pool.connect()` go through the
+ * same gate, so `max` bounds every statement this pool runs.
+ */
+export class Pool extends pg.Pool {
+  private readonly gate: Gate;
+
+  constructor({ acquireTimeoutMs, ...config }: pg.PoolConfig & { max: number; acquireTimeoutMs: number }) {
+    super(config);
+    this.gate = new Gate(config.max, acquireTimeoutMs);
+  }
+
+  /** Requests waiting for a connection: in the gate, and (briefly, while one is being opened) in pg-pool. */
+  get queued(): number {
+    return this.gate.waiting + this.waitingCount;
+  }
+
+  /**
+   * A connection for one request. Rejects with ClientGone as soon as `signal` aborts while waiting (or
+   * if it had already), and with PoolTimeout after DB_ACQUIRE_TIMEOUT_MS.
+   */
+  async acquire(signal?: AbortSignal): Promise<pg.PoolClient> {
+    await this.gate.enter(signal);
+    let client: pg.PoolClient;
+    try {
+      client = await super.connect();
+    } catch (error) {
+      this.gate.leave();
+      throw error;
+    }
+    const release = client.release;
+    let released = false;
+    client.release = (error?: Error | boolean) => {
+      release.call(client, error);
+      if (!released) {
+        released = true;
+        this.gate.leave();
+      }
+    };
+    if (signal?.aborted) {
+      // Opening the connection took a while and the client left meanwhile: start nothing.
+      client.release();
+      throw new ClientGone('while waiting for a database connection');
+    }
+    return client;
+  }
+
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
+    const acquired = this.acquire();
+    if (!callback) return acquired;
+    acquired.then(
+      (client) => callback(undefined, client, client.release),
+      (error: Error) => callback(error, undefined, () => undefined),
+    );
+  }
+}
 
 /**
  * 'queries' serves answers made by one short statement. 'streams' serves whole-table answers, whose
@@ -11,18 +146,22 @@ export const APPLICATION_NAME = 'rider-equipment-service';
  * statement timeout, and keeps long downloads from taking every connection the short queries need.
  * Ids, counts and sums travel as exact text: bigint (20) and numeric (1700) keep pg's string form.
  */
-export function createPool(url: string, config: Config, log: (msg: string) => void = console.error, purpose: 'queries' | 'streams' = 'queries'): pg.Pool {
+export function createPool(url: string, config: Config, log: (msg: string) => void = console.error, purpose: 'queries' | 'streams' = 'queries'): Pool {
   const streams = purpose === 'streams';
   const timeout = streams ? config.pool.streamStatementTimeoutMs : config.pool.statementTimeoutMs;
-  const pool = new pg.Pool({
+  const pool = new Pool({
     connectionString: url,
     max: streams ? config.pool.streamMax : config.pool.max,
+    acquireTimeoutMs: config.pool.acquireTimeoutMs,
+    // Only opening a connection waits in pg-pool itself; the gate above it owns the queue.
     connectionTimeoutMillis: config.pool.acquireTimeoutMs,
     idleTimeoutMillis: 30000,
     statement_timeout: timeout || undefined,
     application_name: streams ? `${APPLICATION_NAME}/streams` : APPLICATION_NAME,
-    // Datetimes are written, and date filters read, in the service's zone.
-    options: `-c TimeZone=${config.timeZone}`,
+    // Datetimes are written, and date filters read, in the service's zone. Whole-table statements
+    // run without JIT: compiling one took about a second that no cancel interrupts (a client that
+    // hung up kept its statement running that long), and their cost is output, not expressions.
+    options: `-c TimeZone=${config.timeZone}${streams ? ' -c jit=off' : ''}`,
   });
   // An idle client whose server went away emits here; without a listener the process would exit.
   pool.on('error', (err) => log(`database connection lost: ${err.message}`));

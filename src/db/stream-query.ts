@@ -1,70 +1,71 @@
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import type { Submittable } from 'pg';
-import type { Pool } from './pool';
-
-class ClientGone extends Error {
-  constructor() {
-    super('client closed the connection before the first data');
-  }
-}
+import { clientSignal } from '../http/client-signal';
+import { becomesIdle, CANCEL_GRACE_MS, stopStatement } from './cancel';
+import { ClientGone, type Pool } from './pool';
 
 /** Resolves when the stream has data (or has ended), rejects on its error or when the client leaves. */
-function firstData(source: Readable, res: Response): Promise<void> {
+function firstData(source: Readable, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(new ClientGone('before the first row'));
   return new Promise<void>((resolve, reject) => {
     const settle = (error?: Error) => {
       source.off('readable', onReadable).off('error', settle);
-      res.off('close', onClose);
+      signal.removeEventListener('abort', onAbort);
       if (error) reject(error);
       else resolve();
     };
     const onReadable = () => settle();
-    const onClose = () => settle(new ClientGone());
+    const onAbort = () => settle(new ClientGone('before the first row'));
     source.once('readable', onReadable).once('error', settle);
-    res.once('close', onClose);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 
-export interface OpenStream<S> {
-  rows: S;
-  /** Call once the answer has ended: returns the client to the pool, or on error discards it. */
-  done: (error?: Error | null) => void;
+export interface StreamPlan<S extends Readable & Submittable> {
+  /** Makes the statement: a COPY or a cursor. */
+  statement: () => S;
+  /** A COPY is read to its end after a cancel; a cursor is closed instead. */
+  drainOnStop: boolean;
+  /** Called at the first data: sets the answer's status and headers, returns the streams between the rows and the socket. */
+  respond: () => [Duplex, ...Duplex[]];
 }
 
 /**
- * Starts a streaming query (a cursor or a COPY) on a pooled client and waits for its first data, so
- * that nothing is written before then and a database error still becomes a proper error answer.
- * When the answer fails or the client goes away, the statement is cancelled and the connection is
- * discarded rather than returned half-used. Resolves undefined if the client left before any data.
+ * Streams one statement's rows to the answer, and resolves only when the answer is over and the
+ * statement has stopped in PostgreSQL, with its connection (and so its pool place) given back.
+ *
+ * Nothing is written before the first data, so a database error still becomes a proper error answer.
+ * A client that leaves while waiting for a connection starts nothing (ClientGone); one that leaves
+ * mid-answer gets its statement cancelled at once, and the pool place stays taken until the backend
+ * is idle again, so the pool's size bounds what runs in PostgreSQL. Rejects with the failure: the
+ * database error, or ClientGone.
  */
-export async function openQueryStream<S extends Readable & Submittable>(pool: Pool, makeStream: () => S, res: Response): Promise<OpenStream<S> | undefined> {
-  const client = await pool.connect();
-  // A server that goes away mid-answer makes the client emit 'error'; unheard, that would end the
-  // process. The stream reports the failure; the client is discarded in done().
+export async function streamStatement<S extends Readable & Submittable>(pool: Pool, res: Response, plan: StreamPlan<S>): Promise<void> {
+  const signal = clientSignal(res);
+  const client = await pool.acquire(signal);
+  // A server that goes away mid-answer makes the client emit 'error'; unheard, that would end the process.
   const lost = () => undefined;
   client.on('error', lost);
-  const rows = client.query(makeStream());
-  rows.on('error', () => undefined); // reported through firstData() or the caller's pipeline()
+  const rows = client.query(plan.statement());
+  rows.on('error', () => undefined); // reported through firstData() or the pipeline below
 
-  let released = false;
-  const done = (error?: Error | null) => {
-    if (released) return;
-    released = true;
-    client.off('error', lost);
-    if (error) {
-      const pid = (client as unknown as { processID: number }).processID;
-      pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
-    }
-    client.release(error ?? undefined);
-  };
-
+  let failure: Error | undefined;
   try {
-    await firstData(rows, res);
+    await firstData(rows, signal);
+    const [head, ...rest] = plan.respond();
+    // pipe(), not pipeline(), from the rows: a failing answer must not destroy them half-read (see stopStatement).
+    rows.once('error', (error) => head.destroy(error));
+    rows.pipe(head);
+    await pipeline([head, ...rest, res]);
+    if (!(await becomesIdle(client, CANCEL_GRACE_MS))) failure = new Error('the statement did not finish after its last row');
   } catch (error) {
-    rows.destroy();
-    done(error as Error);
-    if (error instanceof ClientGone) return undefined;
-    throw error;
+    failure = signal.aborted ? new ClientGone(res.headersSent ? 'before the answer ended' : 'before the first row') : (error as Error);
   }
-  return { rows, done };
+  if (failure) await stopStatement(pool, client, rows, plan.drainOnStop);
+  client.off('error', lost);
+  // A stopped statement's connection is not reused: it is closed, as a safe reset.
+  client.release(failure);
+  if (failure) throw failure;
 }

@@ -64,3 +64,26 @@ export function toHttpError(error: unknown): HttpError {
     cause: error,
   });
 }
+
+/** The request's client left before its answer (db/pool's ClientGone): nobody is left to answer. */
+export function isClientGone(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'CLIENT_GONE';
+}
+
+/** The short reason of an expected failure: its code (when it has one) and message, or its parts'. */
+function reasonOf(error: unknown): string {
+  const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
+  const text = typeof message === 'string' && message ? message : Array.isArray(errors) ? errors.map(reasonOf).join('; ') : String(error);
+  return typeof code === 'string' && !text.includes(code) && code !== 'CLIENT_GONE' ? `${code} ${text}` : text;
+}
+
+/**
+ * The log line of a failed request. Expected failures (the client went away, no database connection
+ * came free in time, the database is unreachable) are one line with the request id and the reason;
+ * anything else keeps its stack, for the bug it is.
+ */
+export function failureLine(requestId: string, method: string, url: string, status: number | string, cause: unknown): string {
+  const head = `[${requestId}] ${method} ${url} -> ${status}`;
+  if (isClientGone(cause) || isDatabaseUnavailable(cause)) return `${head}: ${reasonOf(cause)}`;
+  return `${head}: ${(cause as Error)?.stack ?? String(cause)}`;
+}

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Pool } from '../db/pool';
+import { clientSignal } from '../http/client-signal';
 import { defineParams } from '../filters/define';
 import { queryValidator } from '../filters/validate';
 import { HttpError } from '../http/errors';
@@ -60,9 +61,9 @@ export function createReportsRouter({ pool, streamPool = pool, log = console.err
     const values: { as_of?: string; paper?: string } = await (asPdf ? singlePdf : single)(req.query as Record<string, unknown>);
     const scope = scopeOf(res);
     // Another 3PL's rider is not found, as on the rider page: its existence is not told.
-    const riders = await findRiders(pool, { ...scope, rider_id: id }, 1);
+    const riders = await findRiders(pool, { ...scope, rider_id: id }, 1, clientSignal(res));
     if (!riders.length) throw new HttpError(404, `There is no rider with ID ${id}.`);
-    const reports = await loadReports(pool, riders, scope, values.as_of);
+    const reports = await loadReports(pool, riders, scope, values.as_of, clientSignal(res));
     const query: Record<string, string> = values.as_of ? { as_of: values.as_of } : {};
     const pagePath = `/admin/riders/${id}/report`;
     await send(res, {
@@ -78,14 +79,14 @@ export function createReportsRouter({ pool, streamPool = pool, log = console.err
     const values: riderEquipment.Filters & { paper?: string } = await (asPdf ? batchPdf : batch)(req.query as Record<string, unknown>);
     const scope = scopeOf(res);
     const filters = { rider_id: values.rider_id, '3pl_name': values['3pl_name'], active: values.active, ...scope };
-    const riders = await findRiders(streamPool, filters, batchCap);
+    const riders = await findRiders(streamPool, filters, batchCap, clientSignal(res));
     if (riders.length > batchCap) {
-      const total = await countRiders(streamPool, filters);
+      const total = await countRiders(streamPool, filters, clientSignal(res));
       throw new HttpError(400, `${total.toLocaleString('en-US')} riders match these filters, and one batch prints at most ${batchCap}. ` +
         'Narrow it down: one 3PL (3pl_name), or only riders holding equipment now (active=1).', { title: 'Too many riders for one batch' });
     }
     if (!riders.length) throw new HttpError(404, values.rider_id ? `There is no rider with ID ${values.rider_id}.` : 'No rider matches these filters.');
-    const reports = await loadReports(streamPool, riders, scope);
+    const reports = await loadReports(streamPool, riders, scope, undefined, clientSignal(res));
     const query = stringQuery(req.query as Record<string, unknown>, ['rider_id', '3pl_name', 'active']);
     await send(res, {
       title: `Equipment reports: ${riders.length === 1 ? '1 rider' : `${riders.length} riders`}`,

@@ -1,5 +1,5 @@
-import type { ErrorRequestHandler, Response } from 'express';
-import { toHttpError, type HttpError } from '../../http/errors';
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import { failureLine, isClientGone, toHttpError, type HttpError } from '../../http/errors';
 
 export type Logger = (message: string) => void;
 
@@ -21,14 +21,24 @@ export function sendProblem(res: Response, error: HttpError): void {
     .send(JSON.stringify(body));
 }
 
+/**
+ * A request whose client left: nothing can be answered, so the connection is closed, 499 (nginx's
+ * "client closed request") goes to the access log and metrics, and one line to the log.
+ */
+export function clientGone(thrown: unknown, req: Request, res: Response, log: Logger): boolean {
+  if (!isClientGone(thrown)) return false;
+  if (!res.headersSent) res.statusCode = 499;
+  log(failureLine(String(res.locals.requestId ?? ''), req.method, req.originalUrl, 499, thrown));
+  res.destroy();
+  return true;
+}
+
 /** The API's error tail: every failure as problem+json; a 5xx logs its cause, never shows it. */
 export function problemHandler(log: Logger): ErrorRequestHandler {
   return (thrown, req, res, _next) => {
+    if (clientGone(thrown, req, res, log)) return;
     const error = toHttpError(thrown);
-    if (error.status >= 500) {
-      const cause = error.options.cause ?? thrown;
-      log(`[${res.locals.requestId}] ${req.method} ${req.path} -> ${error.status}: ${(cause as Error)?.stack ?? String(cause)}`);
-    }
+    if (error.status >= 500) log(failureLine(res.locals.requestId, req.method, req.originalUrl, error.status, error.options.cause ?? thrown));
     if (res.headersSent) {
       // Part of a body is out; ending it cleanly would pass a truncated array off as complete.
       res.destroy();

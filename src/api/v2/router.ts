@@ -13,10 +13,13 @@ import * as productReturns from '../../queries/product-returns';
 import * as questions from '../../queries/questions';
 import * as riderEquipment from '../../queries/rider-equipment';
 import { requireBearer, tokenRateLimit } from '../../auth/bearer';
+import { clientSignal } from '../../http/client-signal';
+import { tokenKey, type StreamLimit } from '../../http/stream-limit';
 import type { TokenAccess, TokenCache } from '../../auth/tokens';
 import { buildOpenApiDocument } from './openapi';
 import { problemHandler, type Logger } from './problem';
 import { streamJsonArray } from './stream-json';
+import { queryRows } from '../../db/rows';
 
 /**
  * The seven operations: path, accepted parameters, the builder of their wire rows, and whether the
@@ -58,8 +61,17 @@ export interface ApiAccess {
   failuresPerMinute: number;
 }
 
+export interface ApiDeps {
+  pool: Pool;
+  streamPool: Pool;
+  /** Unbounded streams per token (STREAMS_PER_TOKEN). */
+  streamLimit: StreamLimit;
+  log: Logger;
+  access?: ApiAccess;
+}
+
 /** Without `access`, the API is open: the service only allows that when told to (AUTH=off). */
-export function createApiRouter({ pool, streamPool, log, access }: { pool: Pool; streamPool: Pool; log: Logger; access?: ApiAccess }): Router {
+export function createApiRouter({ pool, streamPool, streamLimit, log, access }: ApiDeps): Router {
   const router = express.Router();
   router.use((_req, res, next) => {
     res.set('Cache-Control', 'no-store');
@@ -88,11 +100,11 @@ export function createApiRouter({ pool, streamPool, log, access }: { pool: Pool;
       }
       const query = compile(values);
       if (operation.stream && !(operation.boundedBy && (validated as Record<string, unknown>)[operation.boundedBy] !== undefined)) {
-        await streamJsonArray(streamPool, query, res);
+        const { key, what } = tokenKey(req, res);
+        await streamLimit.run(key, what, () => streamJsonArray(streamPool, query, res));
         return;
       }
-      const result = await pool.query({ name: statementName(query.text), text: query.text, values: query.values, rowMode: 'array' });
-      const rows = result.rows as Array<[string]>;
+      const rows = await queryRows<[string]>(pool, { name: statementName(query.text), text: query.text, values: query.values, rowMode: 'array' }, clientSignal(res));
       res.type('application/json').send(operation.stream ? `[${rows.map((row) => row[0]).join(',')}]` : rows[0][0]);
     }).all((req) => {
       throw new HttpError(405, `${req.method} is not allowed here; use GET or HEAD.`, { headers: { Allow: 'GET, HEAD' } });

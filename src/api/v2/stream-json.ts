@@ -1,10 +1,10 @@
-import { Transform, pipeline, type TransformCallback } from 'node:stream';
+import { Transform, type TransformCallback } from 'node:stream';
 import type { Response } from 'express';
 import { escapeLiteral } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Pool } from '../../db/pool';
 import type { NativeQuery } from '../../db/knex';
-import { openQueryStream } from '../../db/stream-query';
+import { streamStatement } from '../../db/stream-query';
 
 const NEWLINE = 0x0a;
 const COMMA = 0x2c;
@@ -59,12 +59,16 @@ export function copyJsonLines(query: NativeQuery): string {
 
 /**
  * Streams a query whose rows each hold one JSON text (column 0) as a JSON array, straight from
- * PostgreSQL's COPY output to the socket, with backpressure (see openQueryStream for errors and
- * clients that leave).
+ * PostgreSQL's COPY output to the socket, with backpressure. Resolves when the answer is over and
+ * the statement has stopped (see streamStatement for errors and clients that leave).
  */
-export async function streamJsonArray(pool: Pool, query: NativeQuery, res: Response): Promise<void> {
-  const opened = await openQueryStream(pool, () => copyTo(copyJsonLines(query)), res);
-  if (!opened) return;
-  res.status(200).type('application/json');
-  pipeline(opened.rows, new JsonLinesToArray(), res, opened.done);
+export function streamJsonArray(pool: Pool, query: NativeQuery, res: Response): Promise<void> {
+  return streamStatement(pool, res, {
+    statement: () => copyTo(copyJsonLines(query)),
+    drainOnStop: true,
+    respond: () => {
+      res.status(200).type('application/json');
+      return [new JsonLinesToArray()];
+    },
+  });
 }

@@ -1,0 +1,31 @@
+import type pg from 'pg';
+import { sendCancel } from './cancel';
+import { ClientGone, type Pool } from './pool';
+
+/**
+ * Runs one statement for a request and returns its rows. With the request's signal (clientSignal),
+ * a client that leaves while the request waits for a connection starts nothing, and one that leaves
+ * while the statement runs has it cancelled; either way this rejects with ClientGone.
+ */
+export async function queryRows<R = Record<string, unknown>>(pool: Pool, query: pg.QueryConfig | pg.QueryArrayConfig, signal?: AbortSignal): Promise<R[]> {
+  const client = await pool.acquire(signal);
+  const onAbort = () => void sendCancel(client);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let failure: unknown;
+  let rows: R[] = [];
+  try {
+    rows = (await client.query(query as pg.QueryConfig)).rows as R[];
+  } catch (error) {
+    failure = error;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  if (signal?.aborted) {
+    // A cancel may still be on its way to this connection's backend: the connection is not reused.
+    client.release(new ClientGone('before the answer was ready'));
+    throw new ClientGone('before the answer was ready');
+  }
+  client.release(failure as Error | undefined);
+  if (failure) throw failure;
+  return rows;
+}
