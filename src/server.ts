@@ -3,7 +3,9 @@ import { createApp } from './app';
 import { TokenCache } from './auth/tokens';
 import { ConfigError, loadConfig } from './config';
 import { openDatabase, type Database } from './db/bootstrap';
+import { EmbeddedError } from './db/embedded';
 import { connectKnex } from './db/knex';
+import { projectRoot } from './paths';
 import { pendingMigrations } from './db/migrate';
 import { createPool } from './db/pool';
 
@@ -36,7 +38,13 @@ async function main(): Promise<void> {
     log(`Rider equipment service listening on ${base}`);
     log(`  Admin:    ${base}/admin`);
     log(`  API:      ${base}/v2   (reference: ${base}/docs)`);
-    if (database.embedded) log(`  Database: embedded PostgreSQL on 127.0.0.1:${database.embedded.port} (data in ${config.embedded.dir})`);
+    if (database.embedded) {
+      const { port, dataDir, binDir } = database.embedded;
+      log(`  Database: embedded PostgreSQL on 127.0.0.1:${port} (data in ${dataDir})`);
+      if (binDir || dataDir !== config.embedded.dir) {
+        log(`    The postgres user cannot reach ${projectRoot}, so the server runs from ${binDir ?? 'the installed binaries'} with its data above.`);
+      }
+    }
     if (database.demoSupervisor) {
       log(`  Demo sign-in for /admin (new password at every start): ${database.demoSupervisor.username} / ${database.demoSupervisor.password}`);
     }
@@ -83,6 +91,8 @@ async function warnIfNotMigrated(url: string, log: (message: string) => void): P
 }
 
 main().catch((error) => {
-  console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error);
+  if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
+  else if (error instanceof EmbeddedError) console.error(error.message);
+  else console.error(error);
   process.exit(1);
 });
