@@ -128,7 +128,7 @@ function sharedBinaries(binaries: Binaries): Binaries {
 /** The data folder's stand-in under SHARED_ROOT: one per folder asked for, so a restart finds its data again. */
 function sharedDataDir(dir: string): string {
   const hash = crypto.createHash('sha256').update(path.resolve(dir)).digest('hex').slice(0, 12);
-  return path.join(SHARED_ROOT, 'data', `${path.basename(path.dirname(dir))}-${path.basename(dir)}-${hash}`);
+  return path.join(SHARED_ROOT, 'data', `${path.basename(dir)}-${hash}`);
 }
 
 /** Runs a binary to its end; rejects with its output (never an unhandled 'error' event). */

@@ -5,6 +5,8 @@ export function testDatabases() {
   return {
     fixture: `rider_equipment_test_fixture_${run}`,
     demo: `rider_equipment_test_demo_${run}`,
+    /** Large enough that one full stream runs for seconds: for clients that hang up mid-answer. */
+    large: `rider_equipment_test_large_${run}`,
   };
 }
 

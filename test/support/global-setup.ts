@@ -52,4 +52,7 @@ export default async function globalSetup(): Promise<void> {
 
   const demoUrl = await createDatabase(adminUrl, testDatabases().demo);
   await withClient(demoUrl, (client) => seedDemo(client, { riders: 300, seed: 42 }));
+
+  const largeUrl = await createDatabase(adminUrl, testDatabases().large);
+  await withClient(largeUrl, (client) => seedDemo(client, { riders: 4000, seed: 7 }));
 }
