@@ -151,6 +151,8 @@ describe('requests that wait for a stream connection', () => {
 
       const queued = Array.from({ length: 10 }, () => hold(`${server.base}/v2/assign-list`));
       await eventually(() => t.streamPool.queued === 10, { what: '10 requests queued' });
+      const metrics = await request(server.base).get('/metrics').expect(200);
+      expect(metrics.text).toContain('db_pool_connections{pool="streams",state="waiting"} 10');
       for (const q of queued) q.abort();
       await eventually(() => t.streamPool.queued === 0, { ms: 200, what: 'the queue emptied at once' });
 

@@ -40,7 +40,7 @@ export function createMetrics(pools: Record<string, Pool>, metricsToken?: string
       for (const [name, pool] of Object.entries(pools)) {
         this.set({ pool: name, state: 'total' }, pool.totalCount);
         this.set({ pool: name, state: 'idle' }, pool.idleCount);
-        this.set({ pool: name, state: 'waiting' }, pool.waitingCount);
+        this.set({ pool: name, state: 'waiting' }, pool.queued);
       }
     },
   });

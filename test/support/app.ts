@@ -70,9 +70,9 @@ export async function testAppWithAuth(database: Database = 'fixture', env: Recor
 /** Waits until every pooled connection is idle again (or fails after `ms`). */
 export async function poolSettles(pool: Pool, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (pool.totalCount !== pool.idleCount || pool.waitingCount > 0) {
+  while (pool.totalCount !== pool.idleCount || pool.queued > 0) {
     if (Date.now() > deadline) {
-      throw new Error(`pool did not settle: total ${pool.totalCount}, idle ${pool.idleCount}, waiting ${pool.waitingCount}`);
+      throw new Error(`pool did not settle: total ${pool.totalCount}, idle ${pool.idleCount}, waiting ${pool.queued}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
