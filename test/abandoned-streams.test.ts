@@ -87,6 +87,16 @@ function hold(url: string, headers: Record<string, string> = {}): Held {
   };
 }
 
+/** Tries the GET until it is answered 200 (not 429), then holds it like hold(). */
+function holdOnceAllowed(url: string, headers: Record<string, string>, what: string): Promise<Held> {
+  return eventually(async () => {
+    const next = hold(url, headers);
+    if ((await next.status) === 200) return next;
+    next.abort();
+    return undefined;
+  }, { what });
+}
+
 /** A GET that hangs up after `ms`, whatever has arrived. */
 function hangUpAfter(url: string, ms: number): Promise<void> {
   const held = hold(url);
@@ -203,20 +213,10 @@ describe('STREAMS_PER_TOKEN', () => {
 
       // An aborted stream gives its place back once its statement has stopped...
       first.abort();
-      const third = await eventually(async () => {
-        const next = hold(full, as(a.token));
-        if ((await next.status) === 200) return next;
-        next.abort();
-        return undefined;
-      }, { what: 'a place freed by the aborted stream' });
+      const third = await holdOnceAllowed(full, as(a.token), 'a place freed by the aborted stream');
       // ...and so does one read to its end.
       expect(await second.readAll()).toBeGreaterThan(1_000_000);
-      const fourth = await eventually(async () => {
-        const next = hold(full, as(a.token));
-        if ((await next.status) === 200) return next;
-        next.abort();
-        return undefined;
-      }, { what: 'a place freed by the finished stream' });
+      const fourth = await holdOnceAllowed(full, as(a.token), 'a place freed by the finished stream');
       third.abort();
       fourth.abort();
       await poolSettles(t.streamPool);
