@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../src/paths';
+import { ABORT_PATHS, abortTable, runAbortScenario, type AbortResult } from './abort';
 import { ensureDataset, issueBenchToken, openBenchServer, type BenchServer, type DatasetInfo } from './dataset';
 import { explainAll } from './explain';
 import { fetchJson, wrkCommand } from './http-load';
@@ -21,17 +22,24 @@ import { runStartup, type StartupResult } from './startup';
 const log = (message: string) => console.log(message);
 /** The code measured: the commit and how many files differed from it when the run began. */
 const gitAtStart = { commit: git(['rev-parse', 'HEAD']), changedFiles: git(['status', '--porcelain']).split('\n').filter(Boolean).length };
-/** The service settings of the last start, for the JSON results. */
+/** The service settings of the last start without a scenario's own settings, for the JSON results. */
 let serviceSettings: Record<string, string> | undefined;
+
+/** One case of the abandoned downloads: the service's settings for it and its stream pool's size. */
+interface AbortCase extends AbortResult {
+  settings: Record<string, string>;
+  streamPoolMax: number;
+}
 
 function git(args: string[]): string {
   const run = spawnSync('git', args, { cwd: projectRoot, encoding: 'utf8' });
   return run.status === 0 ? run.stdout.trim() : '';
 }
 
-async function withService<T>(url: string, work: (service: RunningService) => Promise<T>): Promise<T> {
-  const service = await startService(url, await issueBenchToken(url));
-  serviceSettings = service.settings;
+/** Runs `work` on a fresh service process; `extra`: settings of this scenario only (see startService). */
+async function withService<T>(url: string, work: (service: RunningService) => Promise<T>, extra: Record<string, string> = {}): Promise<T> {
+  const service = await startService(url, await issueBenchToken(url), extra);
+  if (Object.keys(extra).length === 0) serviceSettings = service.settings;
   const settings = Object.entries(service.settings).map(([k, v]) => `${k}=${v}`).join(' ');
   log(`Service pid ${service.pid} (node ${[...serverNodeFlags, 'dist/src/server.js'].join(' ')}) on ${service.base} (${settings}; pool sizes as configured, defaults 4 for queries and 10 for streams)`);
   try {
@@ -55,6 +63,7 @@ async function attempt(what: string, errors: string[], work: () => Promise<void>
 async function measure(options: BenchOptions, server: BenchServer | undefined, tools: Tools) {
   const load: LoadScenarioResult[] = [];
   const streams: StreamScenarioResult[] = [];
+  const abort: AbortCase[] = [];
   const errors: string[] = [];
   let startup: StartupResult | undefined;
   let explain: string | undefined;
@@ -93,21 +102,48 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
         }),
       );
     }
+    if (options.groups.has('abort')) {
+      // The defaults (one token may stream 2 at once, the rest are refused), then enough per token
+      // that all 40 downloads reach the stream pool, whose bound and the cancels are then measured.
+      const perPath = 20;
+      const fromEnv = process.env.STREAMS_PER_TOKEN;
+      const cases: Array<{ label: string; extra: Record<string, string> }> = [
+        { label: fromEnv ? `as started (STREAMS_PER_TOKEN=${fromEnv} from the environment)` : 'defaults (STREAMS_PER_TOKEN=2)', extra: {} },
+        { label: 'STREAMS_PER_TOKEN=40', extra: { STREAMS_PER_TOKEN: '40' } },
+      ];
+      log(`\nAbandoned downloads: ${ABORT_PATHS.length * perPath} full downloads (${ABORT_PATHS.join(', ')}) dropped after 0.3-0.5 s, a fresh service process per case`);
+      for (const c of cases) {
+        await attempt(`abandoned downloads, ${c.label}`, errors, () =>
+          withService(
+            server.url,
+            async (service) => {
+              const result = await runAbortScenario(service.base, service.headers, server.url, c.label, perPath);
+              const streamPoolMax = Number(service.settings.DB_STREAM_POOL_MAX ?? 10);
+              abort.push({ ...result, settings: service.settings, streamPoolMax });
+              const statuses = Object.entries(result.statuses).map(([s, n]) => `${n}× ${s}`).join(', ');
+              log(`  ${c.label}: ${statuses}; at most ${result.maxRunning} streaming statements at once (pool ${streamPoolMax}), ${result.runningAfter1s} still running 1 s after, ${result.runningAfter5s} 5 s after`);
+            },
+            c.extra,
+          ),
+        );
+      }
+    }
   }
   if (options.groups.has('startup')) {
     log('\nStartup of the embedded demo');
     await attempt('the startup scenario', errors, async () => void (startup = await runStartup(log)));
   }
-  return { dataset, load, streams, startup, explain, errors };
+  return { dataset, load, streams, abort, startup, explain, errors };
 }
 
 function printAndSave(options: BenchOptions, server: BenchServer | undefined, tools: Tools, started: Date, results: Awaited<ReturnType<typeof measure>>): void {
-  const { load, streams, startup } = results;
+  const { load, streams, abort, startup } = results;
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   const verdicts = [
     ...load.map(report.riderVerdict).filter((v): v is report.Verdict => v !== undefined),
     ...report.pageVerdicts(load.filter((r) => r.group === 'page')),
     ...streams.flatMap(report.streamVerdicts),
+    ...abort.flatMap((a) => report.abortVerdicts(a, a.streamPoolMax)),
     ...(startup ? [report.startupVerdict(startup)] : []),
   ];
   const out: string[] = [`\n## Results of \`${command}\``, ''];
@@ -122,6 +158,7 @@ function printAndSave(options: BenchOptions, server: BenchServer | undefined, to
   if (byGroup('date').length) section(`One week by date (${options.dateConnections} connections)`, report.loadTable(byGroup('date')));
   if (byGroup('page').length) section('/v2/rider-equipment-list pages', report.pageTable(byGroup('page')));
   if (streams.length) section(`Full streams (median of ${options.streamRuns}; RSS: the largest)`, report.streamTable(streams));
+  if (abort.length) section('Abandoned downloads', abortTable(abort, [...new Set(abort.map((a) => a.streamPoolMax))].join('/')));
   if (startup) section('Startup', report.startupTable(startup));
   if (verdicts.length) section('Targets', report.verdictTable(verdicts));
   if (!tools.pgbench) out.push('', 'pgbench was not found (PATH, /usr/lib/postgresql/*/bin): no PostgreSQL-alone figures or ratios.');

@@ -1,7 +1,7 @@
 // Command-line options of `npm run bench -- [options]`.
 import { parseArgs } from 'node:util';
 
-export const GROUPS = ['rider', 'date', 'page', 'stream', 'startup'] as const;
+export const GROUPS = ['rider', 'date', 'page', 'stream', 'abort', 'startup'] as const;
 export type Group = (typeof GROUPS)[number];
 
 export interface BenchOptions {
@@ -20,6 +20,11 @@ export interface BenchOptions {
   streamRuns: number;
   /** pgbench -M: prepared (the targets' comparison), extended or simple. */
   pgbenchMode: string;
+  /**
+   * Seconds pgbench may run past `duration` to finish the transactions in flight; pgbench still
+   * running then is stopped and its figure is "did not finish in duration + grace s".
+   */
+  pgbenchGrace: number;
   groups: Set<Group>;
   reload: boolean;
   explain: boolean;
@@ -35,7 +40,16 @@ export const usage = `usage: npm run bench -- [options]
   --repeat N        runs of each load scenario, median reported (default 1)
   --stream-runs N   runs of each full stream and COPY, median reported (default 3)
   --pgbench-mode M  pgbench -M: prepared (default), extended, or simple (parameters as literals)
+  --pgbench-grace S seconds pgbench may run past --duration to finish the transactions in flight
+                    (default 120); still running then, it is stopped and reported as "did not
+                    finish in duration + S s" (e.g. the naive last page on a loaded machine)
   --only LIST       comma-separated groups: ${GROUPS.join(',')} (default: all but startup)
+                      rider, date, page: request load, each with pgbench on the same SQL
+                      stream: full /v2/patrollerchecks and /v2/assign-list, and COPY of the same SQL
+                      abort: 40 full downloads dropped after 0.3-0.5 s, on a fresh service with its
+                        defaults and again with STREAMS_PER_TOKEN=40; what PostgreSQL still runs
+                        for them (at most DB_STREAM_POOL_MAX, default 10; none 1 s after)
+                      startup: see --startup
   --startup         add the startup scenario (fresh embedded demo until the first answer)
   --reload          drop and reload the dataset even if it matches
   --explain         also write EXPLAIN (ANALYZE, BUFFERS) of every scenario's SQL
@@ -61,6 +75,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'stream-runs': { type: 'string' },
       only: { type: 'string' },
       'pgbench-mode': { type: 'string' },
+      'pgbench-grace': { type: 'string' },
       startup: { type: 'boolean' },
       reload: { type: 'boolean' },
       explain: { type: 'boolean' },
@@ -71,7 +86,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     console.log(usage);
     process.exit(0);
   }
-  const groups = new Set<Group>(['rider', 'date', 'page', 'stream']);
+  const groups = new Set<Group>(GROUPS.filter((g) => g !== 'startup'));
   if (values.only) {
     groups.clear();
     for (const name of values.only.split(',').map((s) => s.trim()).filter(Boolean)) {
@@ -92,6 +107,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     repeat: whole('repeat', values.repeat, 1),
     streamRuns: whole('stream-runs', values['stream-runs'], 3),
     pgbenchMode,
+    pgbenchGrace: whole('pgbench-grace', values['pgbench-grace'], 120, 0),
     groups,
     reload: values.reload ?? false,
     explain: values.explain ?? false,

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { children } from './service';
 import { percentile } from './stats';
 
@@ -44,22 +45,59 @@ export function libpqEnv(url: string): NodeJS.ProcessEnv {
   };
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Still running after `timeoutMs`, so killed here (code null, signal SIGKILL). */
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let stdout = '';
     let stderr = '';
+    let timedOut = false;
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.on('error', reject);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       children.delete(child);
-      resolve({ code, stdout, stderr });
+      resolve({ code, signal, timedOut, stdout, stderr });
     });
   });
+}
+
+/**
+ * Ends the server backends of a client that was killed: PostgreSQL notices a vanished client only
+ * when it next writes to it, so a long statement (the naive last page) would go on loading the
+ * machine during the scenarios that follow. Best effort: a failure is only logged.
+ */
+async function terminateBackends(url: string, applicationName: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, application_name: 'rider-equipment-bench-cleanup' });
+  try {
+    await client.connect();
+    const others = `FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`;
+    await client.query(`SELECT pg_terminate_backend(pid) ${others}`, [applicationName]);
+    for (let i = 0; i < 50; i++) {
+      const { rows } = await client.query(`SELECT count(*)::int AS n ${others}`, [applicationName]);
+      if ((rows[0] as { n: number }).n === 0) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    console.error(`warning: backends of ${applicationName} still present 5 s after pg_terminate_backend`);
+  } catch (error) {
+    console.error(`warning: could not end the backends of ${applicationName}: ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 export interface PgbenchResult {
@@ -72,16 +110,41 @@ export interface PgbenchResult {
 }
 
 /**
+ * pgbench was still running at its time bound (-T plus the grace for transactions in flight; a
+ * statement took that long, e.g. the naive last page on a loaded machine) and was stopped there.
+ * A figure, not an error: there are no rates, only the bound.
+ */
+export interface PgbenchUnfinished {
+  didNotFinishSeconds: number;
+}
+
+export type PgbenchOutcome = PgbenchResult | PgbenchUnfinished;
+
+export function isUnfinished(r: PgbenchOutcome): r is PgbenchUnfinished {
+  return 'didNotFinishSeconds' in r;
+}
+
+/** What the report prints in place of an unfinished run's figures. */
+export const unfinishedText = (r: PgbenchUnfinished) => `did not finish in ${r.didNotFinishSeconds} s`;
+
+let pgbenchRuns = 0;
+
+/**
  * Runs one pgbench script: `pgbench -n -c C -j 2 -T D -M prepared` (or another -M), with a per-transaction log
- * (-l) read back for p50 and p99, which pgbench itself does not print.
+ * (-l) read back for p50 and p99, which pgbench itself does not print. A transaction in flight at
+ * the end of -T is waited for, up to `graceSeconds` more; pgbench still running then is stopped,
+ * its statements ended on the server, and the outcome is "did not finish in D + grace s".
+ * Anything else that stops pgbench early (a non-zero exit, an error message) is thrown.
  */
 export async function runPgbench(
   pgbench: PgTool,
   url: string,
   script: string,
-  options: { connections: number; duration: number; mode: string; defines: Record<string, string> },
-): Promise<PgbenchResult> {
+  options: { connections: number; duration: number; graceSeconds: number; mode: string; defines: Record<string, string> },
+): Promise<PgbenchOutcome> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rider-bench-pgbench-'));
+  // Its own application name, so that its backends can be found if it has to be stopped.
+  const applicationName = `rider-equipment-bench-pgbench-${process.pid}-${++pgbenchRuns}`;
   try {
     fs.writeFileSync(path.join(dir, 'script.sql'), script);
     const args = [
@@ -89,13 +152,18 @@ export async function runPgbench(
       '-T', String(options.duration), '-M', options.mode, '-f', 'script.sql', '-l', '--log-prefix', 'txlog',
       ...Object.entries(options.defines).flatMap(([name, value]) => ['-D', `${name}=${value}`]),
     ];
-    // A transaction in flight at the end is waited for; the timeout only guards against a hang.
-    const result = await run(pgbench.path, args, libpqEnv(url), dir, (options.duration + 120) * 1000);
+    const boundSeconds = options.duration + options.graceSeconds;
+    const result = await run(pgbench.path, args, { ...libpqEnv(url), PGAPPNAME: applicationName }, dir, boundSeconds * 1000);
+    if (result.timedOut && result.code === null) {
+      await terminateBackends(url, applicationName);
+      return { didNotFinishSeconds: boundSeconds };
+    }
     const out = result.stdout;
     const number = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
     const tps = number(/tps = ([\d.]+) \((?:without|excluding)/);
     if (result.code !== 0 || !Number.isFinite(tps)) {
-      throw new Error(`pgbench failed (exit ${result.code}):\n${result.stderr.slice(-2000)}\n${out.slice(-1000)}`);
+      const exit = result.signal ? `signal ${result.signal}` : `exit ${result.code}`;
+      throw new Error(`pgbench failed (${exit}):\n${result.stderr.slice(-2000)}\n${out.slice(-1000)}`);
     }
     const latencies: number[] = [];
     for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('txlog'))) {

@@ -1,5 +1,7 @@
 // The performance targets, judged on one run's figures, and the tables printed (Markdown, so the README
 // can keep them as they are).
+import type { AbortResult } from './abort';
+import { isUnfinished, unfinishedText, type PgbenchOutcome, type PgbenchResult } from './pg-side';
 import type { LoadScenarioResult, StreamScenarioResult } from './runner';
 import type { StartupResult } from './startup';
 
@@ -12,12 +14,16 @@ export const TARGETS = {
   deepPageMaxSlowdown: 2,
   pageMinNaiveFactor: 5,
   startupMaxSeconds: 15,
+  /** Abandoned downloads: streaming statements still running 1 s after the last client left (the other bound is DB_STREAM_POOL_MAX). */
+  abandonedMaxRunningAfter1s: 0,
 };
 
 export interface Verdict {
   target: string;
   pass: boolean;
   detail: string;
+  /** The figure the target needs is missing (pgbench did not finish in its time bound): `pass` is false, the tables say UNMEASURED. */
+  unmeasured?: true;
 }
 
 const f = (n: number | undefined, digits = 1) => (n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : '-');
@@ -30,17 +36,27 @@ function table(header: string[], rows: string[][]): string {
 }
 
 const errorsOf = (r: LoadScenarioResult) =>
-  r.runs.http.reduce((n, h) => n + h.errors + h.non2xx, 0) + r.runs.pgbench.reduce((n, p) => n + p.failed, 0);
+  r.runs.http.reduce((n, h) => n + h.errors + h.non2xx, 0) + r.runs.pgbench.reduce((n, p) => n + (isUnfinished(p) ? 0 : p.failed), 0);
+
+/** A pgbench outcome's figures, or undefined when it did not finish (or did not run). */
+const finished = (p: PgbenchOutcome | undefined): PgbenchResult | undefined => (p && !isUnfinished(p) ? p : undefined);
+/** "did not finish in N s" for a pgbench run that did not, else undefined. */
+const unfinished = (p: PgbenchOutcome | undefined): string | undefined => (p && isUnfinished(p) ? unfinishedText(p) : undefined);
 
 export function riderVerdict(r: LoadScenarioResult): Verdict | undefined {
   if (r.group !== 'rider' || r.noRiderTarget) return undefined;
-  const ratio = r.pgbench ? r.http.rps / r.pgbench.tps : NaN;
-  const ok = ratio >= TARGETS.riderMinRatio && r.http.p99Ms < TARGETS.riderMaxP99Ms && errorsOf(r) === 0;
+  const pgbench = finished(r.pgbench);
+  const ratio = pgbench ? r.http.rps / pgbench.tps : NaN;
+  const rest = r.http.p99Ms < TARGETS.riderMaxP99Ms && errorsOf(r) === 0;
   const at16 = r.connections === TARGETS.riderConnections ? '' : ` (measured at ${r.connections} connections, target is at 16)`;
+  const notFinished = unfinished(r.pgbench);
+  const ratioText = notFinished ? `pgbench ${notFinished}, no ratio` : `ratio ${f(ratio * 100, 0)}%`;
   return {
     target: `${r.endpoint} by rider: >= 25% of pgbench and p99 < 15 ms`,
-    pass: ok && at16 === '',
-    detail: `ratio ${f(ratio * 100, 0)}%, p99 ${f(r.http.p99Ms, 2)} ms${errorsOf(r) ? `, ${errorsOf(r)} errors` : ''}${at16}`,
+    pass: ratio >= TARGETS.riderMinRatio && rest && at16 === '',
+    detail: `${ratioText}, p99 ${f(r.http.p99Ms, 2)} ms${errorsOf(r) ? `, ${errorsOf(r)} errors` : ''}${at16}`,
+    // Unmeasured only if the figures there are do not already fail it.
+    ...(notFinished && rest && at16 === '' ? { unmeasured: true as const } : {}),
   };
 }
 
@@ -56,11 +72,16 @@ export function pageVerdicts(pages: LoadScenarioResult[]): Verdict[] {
     },
   ];
   for (const page of pages) {
-    const factor = page.naive ? page.http.rps / page.naive.tps : NaN;
+    const naive = finished(page.naive);
+    const factor = naive ? page.http.rps / naive.tps : NaN;
+    const notFinished = unfinished(page.naive);
     verdicts.push({
       target: `rider-equipment-list ${page.label.split(',')[0]}: >= 5x the naive OFFSET + count query`,
       pass: factor >= TARGETS.pageMinNaiveFactor,
-      detail: `${f(page.http.rps)} req/s vs naive ${f(page.naive?.tps, 2)} tps (${f(factor, 1)}x)`,
+      detail: notFinished
+        ? `${f(page.http.rps)} req/s vs naive: ${notFinished} (no ratio)`
+        : `${f(page.http.rps)} req/s vs naive ${f(naive?.tps, 2)} tps (${f(factor, 1)}x)`,
+      ...(notFinished ? { unmeasured: true as const } : {}),
     });
   }
   return verdicts;
@@ -79,6 +100,25 @@ export function streamVerdicts(s: StreamScenarioResult): Verdict[] {
   ];
 }
 
+/**
+ * Abandoned downloads, per case: PostgreSQL never runs more streaming statements than the stream
+ * pool holds, and none is left running 1 s after the last client hung up.
+ */
+export function abortVerdicts(r: AbortResult, streamPoolMax: number): Verdict[] {
+  return [
+    {
+      target: `abandoned downloads: most streaming statements at once <= DB_STREAM_POOL_MAX [${r.label}]`,
+      pass: r.maxRunning <= streamPoolMax,
+      detail: `${r.maxRunning} at most, DB_STREAM_POOL_MAX ${streamPoolMax}`,
+    },
+    {
+      target: `abandoned downloads: none still running 1 s after the last client left [${r.label}]`,
+      pass: r.runningAfter1s <= TARGETS.abandonedMaxRunningAfter1s,
+      detail: `${r.runningAfter1s} running after 1 s, ${r.runningAfter5s} after 5 s`,
+    },
+  ];
+}
+
 export function startupVerdict(s: StartupResult): Verdict {
   return {
     target: 'embedded demo: < 15 s from npm start to the first answer',
@@ -87,16 +127,21 @@ export function startupVerdict(s: StartupResult): Verdict {
   };
 }
 
-const mark = (v: Verdict | undefined) => (v ? (v.pass ? 'PASS' : 'FAIL') : '-');
+const resultOf = (v: Verdict) => (v.pass ? 'PASS' : v.unmeasured ? 'UNMEASURED' : 'FAIL');
+const mark = (v: Verdict | undefined) => (v ? resultOf(v) : '-');
+/** One mark for several verdicts: FAIL if any fails, else UNMEASURED if any is, else PASS. */
+const markAll = (vs: Verdict[]) =>
+  vs.some((v) => !v.pass && !v.unmeasured) ? 'FAIL' : vs.some((v) => v.unmeasured) ? 'UNMEASURED' : 'PASS';
 
 export function loadTable(results: LoadScenarioResult[]): string {
   return table(
     ['endpoint', 'request', 'req/s', 'p50 ms', 'p99 ms', 'MB/s', 'errors', 'peak RSS MB', 'pgbench tps', 'pgbench p99 ms', 'ratio', 'target'],
     results.map((r) => {
-      const ratio = r.pgbench ? r.http.rps / r.pgbench.tps : NaN;
+      const pgbench = finished(r.pgbench);
+      const ratio = pgbench ? r.http.rps / pgbench.tps : NaN;
       return [
         r.endpoint, r.label, f(r.http.rps), f(r.http.p50Ms, 2), f(r.http.p99Ms, 2), f(r.http.bytesPerSec / MB, 2), String(errorsOf(r)), f(r.http.rssPeakMB),
-        f(r.pgbench?.tps), f(r.pgbench?.p99Ms, 2), Number.isFinite(ratio) ? `${f(ratio * 100, 0)}%` : '-', mark(riderVerdict(r)),
+        unfinished(r.pgbench) ?? f(pgbench?.tps), f(pgbench?.p99Ms, 2), Number.isFinite(ratio) ? `${f(ratio * 100, 0)}%` : '-', mark(riderVerdict(r)),
       ];
     }),
   );
@@ -107,12 +152,14 @@ export function pageTable(pages: LoadScenarioResult[]): string {
   return table(
     ['page', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MB', 'pgbench tps', 'ratio', 'naive tps', 'req/s vs naive', 'req/s vs page 1', 'target'],
     pages.map((r, i) => {
-      const pass = verdicts.length ? (i === 0 ? verdicts[1].pass : verdicts[0].pass && verdicts[2].pass) : undefined;
+      const own = verdicts.length ? (i === 0 ? [verdicts[1]] : [verdicts[0], verdicts[2]]) : [];
+      const pgbench = finished(r.pgbench);
+      const naive = finished(r.naive);
       return [
-        r.label, f(r.http.rps), f(r.http.p50Ms, 2), f(r.http.p99Ms, 2), String(errorsOf(r)), f(r.http.rssPeakMB), f(r.pgbench?.tps),
-        r.pgbench ? `${f((r.http.rps / r.pgbench.tps) * 100, 0)}%` : '-', f(r.naive?.tps, 2),
-        r.naive ? `${f(r.http.rps / r.naive.tps, 1)}x` : '-', `${f(r.http.rps / pages[0].http.rps, 2)}x`,
-        pass === undefined ? '-' : pass ? 'PASS' : 'FAIL',
+        r.label, f(r.http.rps), f(r.http.p50Ms, 2), f(r.http.p99Ms, 2), String(errorsOf(r)), f(r.http.rssPeakMB), unfinished(r.pgbench) ?? f(pgbench?.tps),
+        pgbench ? `${f((r.http.rps / pgbench.tps) * 100, 0)}%` : '-', unfinished(r.naive) ?? f(naive?.tps, 2),
+        naive ? `${f(r.http.rps / naive.tps, 1)}x` : '-', `${f(r.http.rps / pages[0].http.rps, 2)}x`,
+        own.length ? markAll(own) : '-',
       ];
     }),
   );
@@ -142,5 +189,5 @@ export function startupTable(s: StartupResult): string {
 }
 
 export function verdictTable(verdicts: Verdict[]): string {
-  return table(['target', 'result', 'measured'], verdicts.map((v) => [v.target, v.pass ? 'PASS' : 'FAIL', v.detail]));
+  return table(['target', 'result', 'measured'], verdicts.map((v) => [v.target, resultOf(v), v.detail]));
 }

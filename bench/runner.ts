@@ -1,7 +1,7 @@
 // Runs the scenarios: each HTTP measurement is followed at once by PostgreSQL alone on the same SQL,
 // so that both see the same machine load (the machine is shared; figures are noisy).
 import { fetchStream, runLoad, type LoadResult } from './http-load';
-import { runCopy, runPgbench, type CopyResult, type PgbenchResult, type PgTool } from './pg-side';
+import { isUnfinished, runCopy, runPgbench, unfinishedText, type CopyResult, type PgbenchOutcome, type PgbenchResult, type PgTool } from './pg-side';
 import { loadTarget, naivePageScript, serviceScript, serviceSql, type LoadScenario, type OperationPath } from './scenarios';
 import { inlineParameters } from './pgbench-sql';
 import { RssWatch, type RunningService } from './service';
@@ -14,6 +14,8 @@ export interface Settings {
   dateConnections: number;
   repeat: number;
   pgbenchMode: string;
+  /** Seconds pgbench may run past `duration` to finish transactions in flight before it is stopped. */
+  pgbenchGrace: number;
   streamRuns: number;
 }
 
@@ -30,16 +32,28 @@ export interface LoadScenarioResult {
   label: string;
   connections: number;
   noRiderTarget: boolean;
-  /** Medians over the repeats. */
+  /** Medians over the repeats (see pgbenchMedian for runs that did not finish). */
   http: HttpRun;
-  pgbench?: PgbenchResult;
-  naive?: PgbenchResult;
-  runs: { http: HttpRun[]; pgbench: PgbenchResult[]; naive: PgbenchResult[] };
+  pgbench?: PgbenchOutcome;
+  naive?: PgbenchOutcome;
+  runs: { http: HttpRun[]; pgbench: PgbenchOutcome[]; naive: PgbenchOutcome[] };
   pgbenchScript?: string;
   pgbenchDefines?: Record<string, string>;
 }
 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+
+/**
+ * The median over repeats of pgbench runs of which some may not have finished. Such a run ranks
+ * below every finished one, so the median is "did not finish" when at least half did not finish;
+ * otherwise it is the median of the runs that finished (each run stays in `runs`).
+ */
+export function pgbenchMedian(runs: readonly PgbenchOutcome[]): PgbenchOutcome | undefined {
+  if (runs.length === 0) return undefined;
+  const unfinished = runs.filter(isUnfinished);
+  if (2 * unfinished.length >= runs.length) return { didNotFinishSeconds: Math.max(...unfinished.map((r) => r.didNotFinishSeconds)) };
+  return medianOf(runs.filter((r): r is PgbenchResult => !isUnfinished(r)));
+}
 
 export async function runLoadScenario(
   scenario: LoadScenario,
@@ -54,6 +68,7 @@ export async function runLoadScenario(
   const naive = scenario.naive ? naivePageScript(scenario.naive.page) : undefined;
   const connections = scenario.group === 'date' ? settings.dateConnections : settings.connections;
   const load = { connections, duration: settings.duration, headers: service.headers };
+  const pgbenchOptions = { connections, duration: settings.duration, graceSeconds: settings.pgbenchGrace, mode: settings.pgbenchMode };
   const runs: LoadScenarioResult['runs'] = { http: [], pgbench: [], naive: [] };
   const name = `${scenario.group} ${scenario.path} (${scenario.label})`;
 
@@ -66,13 +81,13 @@ export async function runLoadScenario(
     let line = `  ${name}: ${fmt(http.rps)} req/s, p50 ${fmt(http.p50Ms, 2)} ms, p99 ${fmt(http.p99Ms, 2)} ms, RSS ${fmt(rss.peakMB)} MB`;
     if (http.errors || http.non2xx) line += `, ${http.errors} errors, non-2xx: ${JSON.stringify(http.otherStatuses)}`;
     if (tools.pgbench) {
-      const pg = await runPgbench(tools.pgbench, dbUrl, script.script, { ...load, mode: settings.pgbenchMode, defines: script.defines });
+      const pg = await runPgbench(tools.pgbench, dbUrl, script.script, { ...pgbenchOptions, defines: script.defines });
       runs.pgbench.push(pg);
-      line += ` | pgbench ${fmt(pg.tps)} tps, p99 ${fmt(pg.p99Ms, 2)} ms`;
+      line += ` | pgbench ${isUnfinished(pg) ? unfinishedText(pg) : `${fmt(pg.tps)} tps, p99 ${fmt(pg.p99Ms, 2)} ms`}`;
       if (naive) {
-        const n = await runPgbench(tools.pgbench, dbUrl, naive.script, { ...load, mode: settings.pgbenchMode, defines: naive.defines });
+        const n = await runPgbench(tools.pgbench, dbUrl, naive.script, { ...pgbenchOptions, defines: naive.defines });
         runs.naive.push(n);
-        line += ` | naive ${fmt(n.tps, 2)} tps`;
+        line += ` | naive ${isUnfinished(n) ? unfinishedText(n) : `${fmt(n.tps, 2)} tps`}`;
       }
     }
     log(line + (settings.repeat > 1 ? ` [run ${i + 1}/${settings.repeat}]` : ''));
@@ -84,8 +99,8 @@ export async function runLoadScenario(
     connections,
     noRiderTarget: scenario.noRiderTarget ?? false,
     http: medianOf(runs.http),
-    pgbench: runs.pgbench.length ? medianOf(runs.pgbench) : undefined,
-    naive: runs.naive.length ? medianOf(runs.naive) : undefined,
+    pgbench: pgbenchMedian(runs.pgbench),
+    naive: pgbenchMedian(runs.naive),
     runs,
     pgbenchScript: script.script,
     pgbenchDefines: script.defines,

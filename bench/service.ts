@@ -114,7 +114,7 @@ export interface RunningService {
   pid: number;
   /** Sent with every API request: the bench's Bearer token. */
   headers: Record<string, string>;
-  /** The settings the service ran with that differ from a plain start, for the report. */
+  /** The settings the service ran with that differ from a plain start (the extra ones included), for the report. */
   settings: Record<string, string>;
   stop: () => Promise<void>;
 }
@@ -125,9 +125,10 @@ export interface RunningService {
  * default), and per address for failures (30 a minute), which also counts requests still in flight
  * and requests the client abandoned (autocannon abandons those in flight when a run ends). The
  * limiters still run on every request; they just never refuse one. Settings given in the
- * environment win, so e.g. `DB_POOL_MAX=16 npm run bench` measures another pool size.
+ * environment win, so e.g. `DB_POOL_MAX=16 npm run bench` measures another pool size; `extra`
+ * settings (a scenario's own, e.g. STREAMS_PER_TOKEN) win over both.
  */
-export async function startService(databaseUrl: string, token: string): Promise<RunningService> {
+export async function startService(databaseUrl: string, token: string, extra: Record<string, string> = {}): Promise<RunningService> {
   const port = await freePort();
   const settings: Record<string, string> = {
     LOG_REQUESTS: '0',
@@ -135,10 +136,11 @@ export async function startService(databaseUrl: string, token: string): Promise<
     API_RATE_LIMIT_PER_MINUTE: '10000000',
     AUTH_FAILURES_PER_MINUTE: '10000000',
   };
-  const overridable = ['DB_POOL_MAX', 'DB_STREAM_POOL_MAX', 'AUTH', 'NODE_ENV', 'LOG_REQUESTS', 'API_RATE_LIMIT_PER_MINUTE', 'AUTH_FAILURES_PER_MINUTE'];
+  const overridable = ['DB_POOL_MAX', 'DB_STREAM_POOL_MAX', 'STREAMS_PER_TOKEN', 'AUTH', 'NODE_ENV', 'LOG_REQUESTS', 'API_RATE_LIMIT_PER_MINUTE', 'AUTH_FAILURES_PER_MINUTE'];
   for (const name of overridable) {
     if (process.env[name]) settings[name] = process.env[name]!;
   }
+  Object.assign(settings, extra);
   const env: NodeJS.ProcessEnv = { ...process.env, ...settings, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1' };
   const { child, output } = spawnServer(env);
   const base = `http://127.0.0.1:${port}`;
