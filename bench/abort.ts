@@ -18,10 +18,12 @@ export interface AbortResult {
   /** Streaming statements still running 1 s and 5 s after the last client hung up. */
   runningAfter1s: number;
   runningAfter5s: number;
+  /** Those still running 1 s after: how long each had run, what it waited on, the start of its SQL. */
+  stillRunning: string[];
 }
 
 const STREAMING = `
-  SELECT count(*)::int AS n FROM pg_stat_activity
+  FROM pg_stat_activity
    WHERE datname = current_database() AND state = 'active' AND backend_type = 'client backend'
      AND application_name LIKE 'rider-equipment-service%' AND query ~* '^\\s*(COPY|SELECT)'`;
 
@@ -55,7 +57,13 @@ export async function runAbortScenario(
   const monitor = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-monitor' });
   await monitor.connect();
   try {
-    const running = async () => ((await monitor.query(STREAMING)).rows[0] as { n: number }).n;
+    const running = async () => ((await monitor.query(`SELECT count(*)::int AS n ${STREAMING}`)).rows[0] as { n: number }).n;
+    const details = async () =>
+      (
+        await monitor.query(
+          `SELECT round(extract(epoch FROM now() - query_start) * 1000) || ' ms, ' || coalesce(wait_event, 'on CPU') || ': ' || left(query, 40) AS d ${STREAMING}`,
+        )
+      ).rows.map((row: { d: string }) => row.d);
     let maxRunning = 0;
     let sampling = true;
     const sampler = (async () => {
@@ -71,14 +79,15 @@ export async function runAbortScenario(
     const seen = await Promise.all(clients);
     const allGone = Date.now();
     await sleep(Math.max(0, allGone + 1000 - Date.now()));
-    const runningAfter1s = await running();
+    const stillRunning = await details();
+    const runningAfter1s = stillRunning.length;
     await sleep(Math.max(0, allGone + 5000 - Date.now()));
     const runningAfter5s = await running();
     sampling = false;
     await sampler;
     const statuses: Record<string, number> = {};
     for (const s of seen) statuses[s] = (statuses[s] ?? 0) + 1;
-    return { label, requests: total, statuses, maxRunning, runningAfter1s, runningAfter5s };
+    return { label, requests: total, statuses, maxRunning, runningAfter1s, runningAfter5s, stillRunning };
   } finally {
     await monitor.end();
   }
@@ -104,7 +113,10 @@ if (require.main === module) {
     process.exit(2);
   }
   runAbortScenario(base, token ? { authorization: `Bearer ${token}` } : {}, databaseUrl, 'as running').then(
-    (result) => console.log(abortTable([result], process.env.DB_STREAM_POOL_MAX ?? '10')),
+    (result) => {
+      console.log(abortTable([result], process.env.DB_STREAM_POOL_MAX ?? '10'));
+      for (const line of result.stillRunning) console.log(`still running 1 s after: ${line}`);
+    },
     (error) => {
       console.error(error);
       process.exit(1);

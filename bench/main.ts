@@ -122,6 +122,7 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
               abort.push({ ...result, settings: service.settings, streamPoolMax });
               const statuses = Object.entries(result.statuses).map(([s, n]) => `${n}× ${s}`).join(', ');
               log(`  ${c.label}: ${statuses}; at most ${result.maxRunning} streaming statements at once (pool ${streamPoolMax}), ${result.runningAfter1s} still running 1 s after, ${result.runningAfter5s} 5 s after`);
+              for (const line of result.stillRunning) log(`    still running 1 s after: ${line}`);
             },
             c.extra,
           ),
