@@ -60,7 +60,8 @@ async function main(): Promise<void> {
     log(`${signal}: finishing requests in flight, then stopping`);
     setTimeout(() => {
       console.error(`Requests did not finish within ${config.shutdownTimeoutMs} ms; exiting anyway`);
-      process.exit(1);
+      // The embedded server is stopped all the same (its fast shutdown ends the statements still running).
+      void (database.embedded?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
     }, config.shutdownTimeoutMs).unref();
     server.close(async () => {
       tokens?.stop();

@@ -87,6 +87,55 @@ describe('SIGTERM', () => {
   });
 });
 
+describe('the embedded default when the service does not stop it itself', () => {
+  let dir: string;
+  const dataDir = () => path.join(dir, 'pg');
+  const postmasterPid = () => Number(fs.readFileSync(path.join(dataDir(), 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rider-equipment-left-'));
+    fs.chmodSync(dir, 0o755);
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('stops its PostgreSQL too when a request outlasts SHUTDOWN_TIMEOUT_MS', async () => {
+    const { child, base, output } = await startServer({ DATABASE_URL: '', EMBEDDED_PG_DIR: dataDir(), SHUTDOWN_TIMEOUT_MS: '500' });
+    const pid = postmasterPid();
+    const { res } = await heldDownload(`${base}/v2/patrollerchecks`);
+    res.on('error', () => undefined);
+    const exit = exited(child);
+    child.kill('SIGTERM');
+    expect(await exit).toBe(1);
+    expect(output()).toMatch(/did not finish within 500 ms/);
+    expect(alive(pid)).toBe(false);
+    res.destroy();
+  });
+
+  it('takes over a PostgreSQL left running by a killed start, and stops it with itself', async () => {
+    const first = await startServer({ DATABASE_URL: '', EMBEDDED_PG_DIR: dataDir() });
+    const pid = postmasterPid();
+    const killed = exited(first.child);
+    first.child.kill('SIGKILL');
+    await killed;
+    expect(alive(pid)).toBe(true); // nobody stopped it
+
+    const second = await startServer({ DATABASE_URL: '', EMBEDDED_PG_DIR: dataDir() });
+    expect(second.output()).toMatch(new RegExp(`left running by an earlier start \\(pid ${pid}\\)`));
+    expect((await new Promise<http.IncomingMessage>((resolve) => http.get(`${second.base}/v2/questioner`, resolve))).statusCode).toBe(200);
+    const exit = exited(second.child);
+    second.child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(alive(pid)).toBe(false);
+  });
+});
+
 describe('Ctrl-C under the embedded default', () => {
   it('stops the service and its embedded PostgreSQL promptly, with status 0, though both got the signal', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rider-equipment-ctrl-c-'));

@@ -50,15 +50,51 @@ function readOrCreatePassword(file: string): string {
   return password;
 }
 
-/** The port of a server already running on this data folder (the service, while a command runs), if any. */
-function runningPort(dir: string): number | undefined {
+/** The server already running on this data folder (the service's, while a command runs), if any. */
+function runningServer(dir: string): { pid: number; port: number } | undefined {
   try {
     const [pid, , , port] = fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n');
     process.kill(Number(pid), 0); // throws when no such process: a stale lock file
-    return Number(port) || undefined;
+    return Number(port) ? { pid: Number(pid), port: Number(port) } : undefined;
   } catch {
     return undefined;
   }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The process that started the server on `dir` writes its pid beside it, and removes it when it has
+ * stopped the server. A server whose owner is gone (killed, or stopped on a timeout without it) is
+ * nobody's: the next start takes it over.
+ */
+const ownerFile = (dir: string) => `${dir}.owner`;
+function claim(dir: string): void {
+  fs.writeFileSync(ownerFile(dir), `${process.pid}\n`);
+}
+function ownerless(dir: string): boolean {
+  try {
+    return !alive(Number(fs.readFileSync(ownerFile(dir), 'utf8')));
+  } catch {
+    return true;
+  }
+}
+function release(dir: string): void {
+  fs.rmSync(ownerFile(dir), { force: true });
+}
+
+/** Stops a server this process did not start (SIGINT: a fast shutdown) and waits until it has gone. */
+async function stopByPid(pid: number): Promise<void> {
+  if (alive(pid)) process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 15000;
+  while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 export interface Binaries {
@@ -228,16 +264,30 @@ export async function startEmbedded(
   const url = (port: number, password: string) => (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   const password = readOrCreatePassword(`${dataDir}.password`);
 
-  const running = runningPort(dataDir);
+  const running = runningServer(dataDir);
+  if (running && ownerless(dataDir)) {
+    // Left behind by a start that ended without stopping it: this one takes it over, and stops it.
+    options.log?.(`Using the embedded PostgreSQL left running by an earlier start (pid ${running.pid}); it stops with this process`);
+    claim(dataDir);
+    return {
+      port: running.port,
+      url: url(running.port, password),
+      dataDir,
+      binDir,
+      stop: () => stopByPid(running.pid).finally(() => release(dataDir)),
+    };
+  }
   if (running) {
-    // Share it, and leave it running for its owner.
-    return { port: running, url: url(running, password), dataDir, binDir, stop: async () => undefined };
+    // Another process's (the service's, while a command runs): share it, and leave it running for its owner.
+    return { port: running.port, url: url(running.port, password), dataDir, binDir, stop: async () => undefined };
   }
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    options.log?.(`Creating the embedded PostgreSQL cluster in ${path.relative(process.cwd(), dataDir) || dataDir}`);
+    const shown = path.relative(process.cwd(), dataDir);
+    options.log?.(`Creating the embedded PostgreSQL cluster in ${shown && !shown.startsWith('..') ? shown : dataDir}`);
     await initialise(binaries, dataDir, password, user);
   }
   const port = options.port || (await freePort());
   const child = await startServer(binaries, dataDir, port, user);
-  return { port, url: url(port, password), dataDir, binDir, stop: () => stopServer(child) };
+  claim(dataDir);
+  return { port, url: url(port, password), dataDir, binDir, stop: () => stopServer(child).finally(() => release(dataDir)) };
 }
