@@ -3,6 +3,7 @@
 import http from 'node:http';
 import pg from 'pg';
 import request from 'supertest';
+import { createSupervisor } from '../src/auth/supervisors';
 import { createToken } from '../src/auth/tokens';
 import { poolSettles, serve, testApp, testAppWithAuth, type TestApp } from './support/app';
 import { databaseUrl, testDatabases } from './support/databases';
@@ -226,7 +227,40 @@ describe('STREAMS_PER_TOKEN', () => {
     }
   });
 
-  it('limits the CSV downloads of one admin session (here, with sign-in off, one address) the same way', async () => {
+  it('limits the CSV downloads of each signed-in admin session the same way', async () => {
+    const t = await testAppWithAuth('large', { STREAMS_PER_TOKEN: '1', SIGN_IN_FAILURES_PER_15_MINUTES: '1000' });
+    const server = await serve(t.app);
+    const username = `streams-${process.pid}`;
+    const password = 'correct horse battery';
+    await createSupervisor(t.pool, { username, password });
+    /** A new session's cookie. */
+    const signIn = async () => {
+      const agent = request.agent(server.base);
+      const form = await agent.get('/admin/sign-in').expect(200);
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(form.text)![1];
+      const res = await agent.post('/admin/sign-in').type('form').send({ _csrf: csrf, username, password, next: '/admin' }).expect(303);
+      return ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('rider_equipment.sid='))!.split(';')[0];
+    };
+    try {
+      const [one, two] = [await signIn(), await signIn()];
+      const first = hold(`${server.base}/admin/checks.csv`, { cookie: one });
+      expect(await first.status).toBe(200);
+      const refused = await request(server.base).get('/admin/equipment/assignments.csv').set('cookie', one).expect(429);
+      expect(refused.headers['retry-after']).toBe('10');
+      expect(refused.text).toContain('This session already has 1 download running');
+      // Another supervisor's session has its own place.
+      const other = hold(`${server.base}/admin/equipment/assignments.csv`, { cookie: two });
+      expect(await other.status).toBe(200);
+      first.abort();
+      other.abort();
+      await poolSettles(t.streamPool);
+    } finally {
+      await server.close();
+      await t.close();
+    }
+  });
+
+  it('limits the CSV downloads of one address the same way when sign-in is off', async () => {
     const t = testApp('large', { STREAMS_PER_TOKEN: '1' });
     const server = await serve(t.app);
     try {
