@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import morgan from 'morgan';
 import type { Config } from './config';
 import type { Pool } from './db/pool';
+import { primaryOnly, type ReadRouter } from './db/replicas';
 import { createAdminRouter } from './admin/router';
 import { createApiRouter } from './api/v2/router';
 import { createReportsRouter } from './reports/router';
@@ -19,9 +20,12 @@ import type { TokenCache } from './auth/tokens';
 import { projectRoot } from './paths';
 
 export interface AppDeps {
+  /** The primary's pool: sessions, sign-in, tokens, and every read when there is no replica. */
   pool: Pool;
   /** Connections for whole-table answers (see createPool); the query pool when not given. */
   streamPool?: Pool;
+  /** Where domain reads go (replicas in turn, else the primary); the primary's pools when not given. */
+  reads?: ReadRouter;
   config: Config;
   log?: Logger;
   /** The live API tokens; required unless config.auth.enabled is false. */
@@ -45,7 +49,7 @@ function compressWhenAccepted(): express.RequestHandler {
 }
 
 /** The whole HTTP surface, without listening: tests and the server build it the same way. */
-export function createApp({ pool, streamPool = pool, config, log = console.error, tokens }: AppDeps): Express {
+export function createApp({ pool, streamPool = pool, reads = primaryOnly(pool, streamPool), config, log = console.error, tokens }: AppDeps): Express {
   if (config.auth.enabled && !tokens) throw new Error('createApp: authentication is on, so a TokenCache is required');
   const access = config.auth.enabled && tokens
     ? { tokens, perMinute: config.auth.perMinute, failuresPerMinute: config.auth.failuresPerMinute }
@@ -59,7 +63,7 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
   app.set('query parser', 'simple'); // flat string values; brackets stay in the name, where validation rejects them
 
   app.use(requestId);
-  const metrics = createMetrics({ queries: pool, streams: streamPool }, config.metricsToken);
+  const metrics = createMetrics({ queries: pool, streams: streamPool }, reads, config.metricsToken);
   app.use(metrics.track);
   if (config.logRequests) {
     morgan.token('id', (_req, res) => (res as express.Response).locals.requestId);
@@ -71,14 +75,21 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
   app.use(compressWhenAccepted());
 
   // The API first: its requests, the busiest, then pass no other layer.
-  app.use('/v2', createApiRouter({ pool, streamPool, streamLimit, log, access }));
+  app.use('/v2', createApiRouter({ pool: reads.queries, streamPool: reads.streams, streamLimit, log, access }));
   app.get('/health/live', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   app.get('/metrics', metrics.serve);
   app.get('/health/ready', async (_req, res) => {
-    await pool.query('SELECT 1');
-    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+    // Ready while some database can serve reads: the primary, or a replica in the rotation.
+    const databases = reads.status();
+    try {
+      await pool.query('SELECT 1');
+    } catch (error) {
+      databases[0] = { ...databases[0], in_rotation: false, reason: (error as Error).message };
+      if (reads.primaryServesReads()) throw error;
+    }
+    res.set('Cache-Control', 'no-store').json({ status: 'ok', databases });
   });
   app.use('/docs', createDocsRouter());
   // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.
@@ -88,8 +99,8 @@ export function createApp({ pool, streamPool = pool, config, log = console.error
     const signIn = createSignIn({ pool, config, log });
     app.use('/admin', signIn.sessions, signIn.router, signIn.requireSupervisor);
   }
-  app.use('/admin', createReportsRouter({ pool, streamPool, log, chromiumPath: config.chromiumPath }));
-  app.use('/admin', createAdminRouter({ pool, streamPool, streamLimit, log }));
+  app.use('/admin', createReportsRouter({ pool: reads.queries, streamPool: reads.streams, log, chromiumPath: config.chromiumPath }));
+  app.use('/admin', createAdminRouter({ pool: reads.queries, streamPool: reads.streams, streamLimit, log }));
 
   app.use((req) => {
     throw new HttpError(404, `Nothing is served at ${req.path}.`);

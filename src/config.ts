@@ -8,7 +8,11 @@ export interface Config {
   host: string;
   /** Connection string of an external PostgreSQL; absent means the embedded server. */
   databaseUrl?: string;
-  embedded: { dir: string; port: number };
+  /** Hot standbys of that primary that serve the domain reads (DATABASE_REPLICA_URLS). */
+  replicaUrls: string[];
+  replicas: { maxLagMs: number; checkMs: number };
+  /** `replicas`: hot standbys the embedded primary gets (EMBEDDED_REPLICAS), without DATABASE_URL. */
+  embedded: { dir: string; port: number; replicas: number };
   timeZone: string;
   pool: { max: number; acquireTimeoutMs: number; statementTimeoutMs: number; streamMax: number; streamStatementTimeoutMs: number };
   /** Unbounded streams (whole-table answers, CSV downloads) one API token or admin session may run at once. */
@@ -78,15 +82,26 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const replicaUrls = (env.DATABASE_REPLICA_URLS ?? '').split(',').map((url) => url.trim()).filter(Boolean);
+  for (const url of replicaUrls) {
+    if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError('DATABASE_REPLICA_URLS must be postgres:// or postgresql:// URLs, separated by commas');
+  }
+  if (replicaUrls.length && !databaseUrl) throw new ConfigError('DATABASE_REPLICA_URLS needs DATABASE_URL (the primary); without it, use EMBEDDED_REPLICAS');
   const logRequests = onOff(env, 'LOG_REQUESTS', nodeEnv !== 'test');
 
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl,
+    replicaUrls,
+    replicas: {
+      maxLagMs: integer(env, 'REPLICA_MAX_LAG_MS', 30000, 0, 86400000),
+      checkMs: integer(env, 'REPLICA_CHECK_MS', 2000, 100, 600000),
+    },
     embedded: {
       dir: path.resolve(projectRoot, env.EMBEDDED_PG_DIR || '.data/postgres'),
       port: integer(env, 'EMBEDDED_PG_PORT', 0, 0, 65535),
+      replicas: integer(env, 'EMBEDDED_REPLICAS', 0, 0, 8),
     },
     timeZone,
     pool: {

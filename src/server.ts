@@ -8,6 +8,7 @@ import { connectKnex } from './db/knex';
 import { projectRoot } from './paths';
 import { pendingMigrations } from './db/migrate';
 import { createPool } from './db/pool';
+import { addressOf, ReadRouter, type ReadTarget } from './db/replicas';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -18,6 +19,19 @@ async function main(): Promise<void> {
   const lost = (message: string) => (stopping ? undefined : console.error(message));
   const pool = createPool(database.url, config, lost);
   const streamPool = createPool(database.url, config, lost, 'streams');
+  // Each replica gets pools of its own, sized as the primary's; reads go to them in turn (ReadRouter).
+  const replicas: ReadTarget[] = database.replicaUrls.map((url, i) => ({
+    name: `replica ${i + 1}`,
+    role: 'replica',
+    address: addressOf(url),
+    queries: createPool(url, config, lost),
+    streams: createPool(url, config, lost, 'streams'),
+  }));
+  const reads = new ReadRouter({ name: 'primary', role: 'primary', address: addressOf(database.url), queries: pool, streams: streamPool }, replicas, {
+    ...config.replicas,
+    log: (message) => (stopping ? undefined : log(message)),
+  });
+  await reads.start();
   if (!database.embedded) await warnIfNotMigrated(database.url, log);
   let tokens: TokenCache | undefined;
   if (config.auth.enabled) {
@@ -29,7 +43,7 @@ async function main(): Promise<void> {
   } else {
     console.warn('WARNING: AUTH=off: the API answers anyone who can reach it, without a token. Personal data is exposed.');
   }
-  const app = createApp({ pool, streamPool, config, tokens });
+  const app = createApp({ pool, streamPool, reads, config, tokens });
 
   const server: Server = app.listen(config.port, config.host, () => {
     const address = server.address();
@@ -40,10 +54,20 @@ async function main(): Promise<void> {
     log(`  API:      ${base}/v2   (reference: ${base}/docs)`);
     if (database.embedded) {
       const { port, dataDir, binDir } = database.embedded;
-      log(`  Database: embedded PostgreSQL on 127.0.0.1:${port} (data in ${dataDir})`);
+      log(`  Database: embedded PostgreSQL on 127.0.0.1:${port}, primary (data in ${dataDir})`);
       if (binDir || dataDir !== config.embedded.dir) {
         log(`    The postgres user cannot reach ${projectRoot}, so the server runs from ${binDir ?? 'the installed binaries'} with its data above.`);
       }
+      for (const [i, replica] of (database.embeddedReplicas ?? []).entries()) {
+        log(`  Database: embedded PostgreSQL on 127.0.0.1:${replica.port}, hot standby ${i + 1} (data in ${replica.dataDir})`);
+      }
+    } else {
+      log(`  Database: ${addressOf(database.url)}, primary`);
+      for (const replica of replicas) log(`  Database: ${replica.address}, ${replica.name}`);
+    }
+    if (replicas.length) {
+      const ready = reads.status().filter((s) => s.role === 'replica' && s.in_rotation).length;
+      log(`  Reads go to the ${replicas.length} replica(s) in turn (${ready} in the rotation now; see /health/ready), else to the primary`);
     }
     if (database.demoSupervisor) {
       log(`  Demo sign-in for /admin (new password at every start): ${database.demoSupervisor.username} / ${database.demoSupervisor.password}`);
@@ -54,6 +78,11 @@ async function main(): Promise<void> {
     }
   });
 
+  /** The embedded standbys first, then their primary. */
+  const stopDatabases = async () => {
+    for (const replica of database.embeddedReplicas ?? []) await replica.stop().catch(() => undefined);
+    await database.embedded?.stop().catch(() => undefined);
+  };
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -61,12 +90,13 @@ async function main(): Promise<void> {
     setTimeout(() => {
       console.error(`Requests did not finish within ${config.shutdownTimeoutMs} ms; exiting anyway`);
       // The embedded server is stopped all the same (its fast shutdown ends the statements still running).
-      void (database.embedded?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
+      void stopDatabases().finally(() => process.exit(1));
     }, config.shutdownTimeoutMs).unref();
     server.close(async () => {
       tokens?.stop();
-      await Promise.all([pool.end(), streamPool.end()]).catch(() => undefined);
-      await database.embedded?.stop().catch(() => undefined);
+      reads.stop();
+      await Promise.all([pool, streamPool, ...replicas.flatMap((r) => [r.queries, r.streams])].map((p) => p.end())).catch(() => undefined);
+      await stopDatabases();
       process.exit(0);
     });
     // A keep-alive connection whose last answer has just ended would otherwise hold close() open.

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { toNative } from '../db/knex';
-import type { Pool } from '../db/pool';
+import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { HttpError } from '../http/errors';
@@ -31,7 +31,7 @@ interface ReportedItem {
 }
 
 /** One patrol check in full: results, answers with scores by category, reported items, fake-ID note. */
-export function checkHandler(pool: Pool) {
+export function checkHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
     const id = await pathId(String(req.params.id), 'patrol check');
     const rows = await queryRows<Record<string, any>>(pool, toNative(patrolChecks.adminCheck(id, scopeOf(res))), clientSignal(res));

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { toNative } from '../db/knex';
-import type { Pool } from '../db/pool';
+import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { defineParams } from '../filters/define';
@@ -23,7 +23,7 @@ const validate = queryValidator(homeParams);
 type Rates = { company: string; checks_7: string; passed_7: string; checks_30: string; passed_30: string };
 
 /** The figures a supervisor looks at first, with small server-drawn charts. */
-export function homeHandler(pool: Pool) {
+export function homeHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
     let asOf: string | undefined;
     let errors: FieldErrors | undefined;

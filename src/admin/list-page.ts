@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
 import { toNative } from '../db/knex';
-import type { Pool } from '../db/pool';
+import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
@@ -84,8 +84,8 @@ function pageWindow(page: number, pages: number): Array<number | null> {
 }
 
 export interface ListDeps {
-  pool: Pool;
-  streamPool: Pool;
+  pool: Reader;
+  streamPool: Reader;
   streamLimit: StreamLimit;
   companies: (scope: Scope, signal: AbortSignal) => Promise<string[]>;
   /** The lists shown as tabs of one section (the equipment lists). */

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { toNative } from '../db/knex';
-import type { Pool } from '../db/pool';
+import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
@@ -29,7 +29,7 @@ const invalid = (error: unknown): FieldErrors | undefined =>
   error instanceof HttpError && error.status === 400 ? error.options.errors : undefined;
 
 /** A country's questions with their answers, scores, jump and skip (the same filter as /v2/questioner). */
-export function questionnaireHandler(pool: Pool) {
+export function questionnaireHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
     const raw = stringQuery(req.query as Record<string, unknown>);
     const countries = await queryRows<{ id: string; code: string; name: string; questions: string }>(pool, toNative(questions.countries()), clientSignal(res));
@@ -82,7 +82,7 @@ const csvColumns = [
 ].map(([key, label]) => ({ label, text: (row: Row) => (row[key] === null || row[key] === undefined ? '' : String(row[key])) }));
 
 /** The questionnaire as CSV, one row per answer. */
-export function questionnaireCsv(pool: Pool, streamLimit: StreamLimit) {
+export function questionnaireCsv(pool: Reader, streamLimit: StreamLimit) {
   return async (req: Request, res: Response): Promise<void> => {
     const values = await validate(req.query as Record<string, unknown>);
     const name = values.country_id ? `questionnaire-country-${values.country_id}` : 'questionnaire';

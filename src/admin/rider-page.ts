@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
 import { toNative } from '../db/knex';
-import type { Pool } from '../db/pool';
+import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { defineParams } from '../filters/define';
@@ -36,7 +36,7 @@ const newestFirst = (builder: Knex.QueryBuilder, column: string, tieBreak: strin
   builder.orderBy([{ column, order: 'desc' }, { column: tieBreak, order: 'desc' }]).limit(TIMELINE_LIMIT + 1);
 
 /** One rider on one screen: equipment held now, and the timeline of everything that happened. */
-export function riderHandler(pool: Pool) {
+export function riderHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
     const signal = clientSignal(res);
     const run = (builder: Knex.QueryBuilder) => queryRows<Row>(pool, toNative(builder), signal);
@@ -113,7 +113,7 @@ const searchParams = defineParams({
 const validateSearch = queryValidator(searchParams);
 
 /** Finds riders by ID (straight to the rider's page) or by part of the name. */
-export function searchHandler(pool: Pool) {
+export function searchHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
     const raw = stringQuery(req.query as Record<string, unknown>);
     let q: string | undefined;

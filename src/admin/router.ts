@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { toNative } from '../db/knex';
-import type { Pool } from '../db/pool';
+import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import { StreamLimit } from '../http/stream-limit';
 import type { Scope } from '../filters/scope';
@@ -14,9 +14,9 @@ import { questionnaireCsv, questionnaireHandler } from './questionnaire';
 import { riderHandler, searchHandler } from './rider-page';
 
 export interface AdminDeps {
-  pool: Pool;
+  pool: Reader;
   /** Connections for CSV downloads, which read whole tables; the query pool when not given. */
-  streamPool?: Pool;
+  streamPool?: Reader;
   /** CSV downloads each session may run at once (STREAMS_PER_TOKEN); unlimited when not given. */
   streamLimit?: StreamLimit;
   log?: Logger;

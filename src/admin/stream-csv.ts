@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { stringify } from 'csv-stringify';
 import QueryStream from 'pg-query-stream';
 import type { NativeQuery } from '../db/knex';
-import type { Pool } from '../db/pool';
+import type { Reader } from '../db/pool';
 import { streamStatement } from '../db/stream-query';
 
 const BATCH_ROWS = 500;
@@ -33,7 +33,7 @@ class RowsToCells extends Transform {
  * and clients that leave half-way).
  */
 export async function streamCsv(
-  pool: Pool,
+  pool: Reader,
   query: NativeQuery,
   res: Response,
   { filename, columns }: { filename: string; columns: readonly CsvColumn[] },

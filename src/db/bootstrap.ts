@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Config } from '../config';
-import { startEmbedded, type EmbeddedServer } from './embedded';
+import { startEmbedded, startEmbeddedStandby, type EmbeddedServer } from './embedded';
 import { migrateDatabase } from './migrate';
 import { DEFAULT_DEMO, seedDemo } from '../../db/seeds/demo';
 import crypto from 'node:crypto';
@@ -13,7 +13,11 @@ export const EMBEDDED_DATABASE = 'rider_equipment';
 
 export interface Database {
   url: string;
+  /** Hot standbys of `url` for the domain reads: DATABASE_REPLICA_URLS, or the embedded ones. */
+  replicaUrls: string[];
   embedded?: EmbeddedServer;
+  /** The embedded primary's standbys (EMBEDDED_REPLICAS), in the order of replicaUrls. */
+  embeddedReplicas?: EmbeddedServer[];
   /** The embedded demo's API token, issued anew at each start and printed, so a newcomer is never stuck. */
   demoToken?: string;
   /** The embedded demo's supervisor sign-in, with a password made anew at each start. */
@@ -81,8 +85,9 @@ export async function prepareDemo(url: string, log: (msg: string) => void, demo 
  * Without: an embedded PostgreSQL in a local folder, migrated and loaded with demo data on first start.
  */
 export async function openDatabase(config: Config, log: (msg: string) => void, options = { demo: true }): Promise<Database> {
-  if (config.databaseUrl) return { url: config.databaseUrl };
+  if (config.databaseUrl) return { url: config.databaseUrl, replicaUrls: config.replicaUrls };
   const embedded = await startEmbedded(config.embedded.dir, { port: config.embedded.port, log });
+  const replicas: EmbeddedServer[] = [];
   try {
     await ensureDatabase(embedded.url('postgres'), EMBEDDED_DATABASE);
     const url = embedded.url(EMBEDDED_DATABASE);
@@ -90,8 +95,13 @@ export async function openDatabase(config: Config, log: (msg: string) => void, o
     const demo = options.demo && config.auth.enabled;
     const demoToken = demo ? await issueDemoToken(url) : undefined;
     const demoSupervisor = demo ? await issueDemoSupervisor(url) : undefined;
-    return { url, embedded, demoToken, demoSupervisor };
+    // Standbys come last: made from the primary as it is now, demo data and all.
+    for (let i = 1; i <= config.embedded.replicas; i++) {
+      replicas.push(await startEmbeddedStandby(embedded, `${config.embedded.dir}-replica-${i}`, `replica_${i}`, { log }));
+    }
+    return { url, replicaUrls: replicas.map((r) => r.url(EMBEDDED_DATABASE)), embedded, embeddedReplicas: replicas, demoToken, demoSupervisor };
   } catch (error) {
+    for (const replica of replicas) await replica.stop();
     await embedded.stop();
     throw error;
   }

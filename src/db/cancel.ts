@@ -1,7 +1,7 @@
 // Stopping a statement in PostgreSQL when nobody waits for its answer any more.
 import type { Readable } from 'node:stream';
 import pg from 'pg';
-import { APPLICATION_NAME, type Pool } from './pool';
+import { APPLICATION_NAME } from './pool';
 
 /** How long a cancelled statement may take to stop before its backend is terminated. */
 export const CANCEL_GRACE_MS = 2000;
@@ -69,10 +69,11 @@ export function sendCancel(client: pg.PoolClient): Promise<void> {
   });
 }
 
-/** The last resort, from a connection of its own outside every pool: ends the backend process. */
-async function terminate(pool: Pool, processID: number): Promise<void> {
+/** The last resort, from a connection of its own outside every pool, to the same server: ends the backend process. */
+async function terminate(client: pg.PoolClient, processID: number): Promise<void> {
+  const { host, port, user, database, password, ssl } = (client as unknown as { connectionParameters: pg.ClientConfig }).connectionParameters;
   const killer = new pg.Client({
-    connectionString: pool.options.connectionString,
+    host, port, user, database, password, ssl,
     connectionTimeoutMillis: CANCEL_GRACE_MS,
     application_name: `${APPLICATION_NAME}/stopper`,
   });
@@ -93,7 +94,7 @@ async function terminate(pool: Pool, processID: number): Promise<void> {
  * closed, until the backend is idle again. A backend that does not stop within CANCEL_GRACE_MS is
  * terminated, and its connection's end awaited.
  */
-export async function stopStatement(pool: Pool, client: pg.PoolClient, rows: Readable, drain: boolean): Promise<void> {
+export async function stopStatement(client: pg.PoolClient, rows: Readable, drain: boolean): Promise<void> {
   if (isIdle(client)) return;
   const cancelled = sendCancel(client);
   if (drain) {
@@ -106,6 +107,6 @@ export async function stopStatement(pool: Pool, client: pg.PoolClient, rows: Rea
   await cancelled;
   if (await becomesIdle(client, CANCEL_GRACE_MS)) return;
   const pid = internals(client).processID;
-  if (pid !== null) await terminate(pool, pid);
+  if (pid !== null) await terminate(client, pid);
   await becomesIdle(client, TERMINATE_GRACE_MS);
 }

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 
 /** Where root keeps what the `postgres` user must reach when the project folder is closed to it. */
 export const SHARED_ROOT = '/var/lib/rider-equipment-service';
@@ -19,6 +20,8 @@ export const SHARED_ROOT = '/var/lib/rider-equipment-service';
 export interface EmbeddedServer {
   url: (database: string) => string;
   port: number;
+  /** The superuser's (postgres) password. */
+  password: string;
   /** The cluster's data folder (the one asked for, or its stand-in under SHARED_ROOT). */
   dataDir: string;
   /** Set when the binaries run from a copy under SHARED_ROOT. */
@@ -212,7 +215,8 @@ function startServer(binaries: Binaries, dir: string, port: number, user?: RunAs
     const onOutput = (chunk: Buffer) => {
       recent.push(chunk.toString());
       if (recent.length > 50) recent.shift();
-      if (chunk.toString().includes('database system is ready to accept connections')) {
+      // "... ready to accept connections", or "... read-only connections" for a standby
+      if (/database system is ready to accept (read-only )?connections/.test(chunk.toString())) {
         child.stderr?.off('data', onOutput).resume(); // keep draining, so the server never blocks on its log
         resolve(child);
       }
@@ -233,14 +237,35 @@ function stopServer(child: ChildProcess): Promise<void> {
   });
 }
 
+interface StartOptions {
+  port?: number;
+  log?: (msg: string) => void;
+  /** bin/, lib/, share/ of another copy of the binaries (tests). */
+  binaries?: string;
+}
+
 /**
  * Starts (creating it the first time) a PostgreSQL cluster in `dir`, on `options.port` or a free
  * loopback port; or shares the server that already runs on it. As root, when the `postgres` user
  * cannot reach `dir` or the installed binaries, both move to SHARED_ROOT (see the file's head).
  */
-export async function startEmbedded(
+export function startEmbedded(dir: string, options: StartOptions = {}): Promise<EmbeddedServer> {
+  return start(dir, options, (binaries, dataDir, password, user) => initialise(binaries, dataDir, password, user));
+}
+
+/**
+ * A hot standby of `primary` in `dir`, streaming from it through the replication slot `name`: made
+ * the first time from a base backup taken with PostgreSQL's low-level backup functions (the embedded
+ * binaries have no pg_basebackup), then started like any embedded server. Read-only.
+ */
+export function startEmbeddedStandby(primary: EmbeddedServer, dir: string, name: string, options: StartOptions = {}): Promise<EmbeddedServer> {
+  return start(dir, { ...options, password: primary.password }, (_binaries, dataDir, _password, user) => baseBackup(primary, dataDir, name, user));
+}
+
+async function start(
   dir: string,
-  options: { port?: number; log?: (msg: string) => void; /** bin/, lib/, share/ of another copy (tests) */ binaries?: string } = {},
+  options: StartOptions & { password?: string },
+  create: (binaries: Binaries, dataDir: string, password: string, user?: RunAs) => Promise<void>,
 ): Promise<EmbeddedServer> {
   const user = postgresUser();
   let binaries = await packagedBinaries();
@@ -261,33 +286,109 @@ export async function startEmbedded(
       );
     }
   }
-  const url = (port: number, password: string) => (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  if (options.password && !fs.existsSync(`${dataDir}.password`)) {
+    fs.mkdirSync(path.dirname(dataDir), { recursive: true, mode: 0o755 });
+    fs.writeFileSync(`${dataDir}.password`, `${options.password}\n`, { mode: 0o600 });
+  }
   const password = readOrCreatePassword(`${dataDir}.password`);
+  const server = (port: number, stop: () => Promise<void>): EmbeddedServer => ({
+    port,
+    password,
+    url: (database) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    dataDir,
+    binDir,
+    stop,
+  });
 
   const running = runningServer(dataDir);
   if (running && ownerless(dataDir)) {
     // Left behind by a start that ended without stopping it: this one takes it over, and stops it.
     options.log?.(`Using the embedded PostgreSQL left running by an earlier start (pid ${running.pid}); it stops with this process`);
     claim(dataDir);
-    return {
-      port: running.port,
-      url: url(running.port, password),
-      dataDir,
-      binDir,
-      stop: () => stopByPid(running.pid).finally(() => release(dataDir)),
-    };
+    return server(running.port, () => stopByPid(running.pid).finally(() => release(dataDir)));
   }
   if (running) {
     // Another process's (the service's, while a command runs): share it, and leave it running for its owner.
-    return { port: running.port, url: url(running.port, password), dataDir, binDir, stop: async () => undefined };
+    return server(running.port, async () => undefined);
   }
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
     const shown = path.relative(process.cwd(), dataDir);
     options.log?.(`Creating the embedded PostgreSQL cluster in ${shown && !shown.startsWith('..') ? shown : dataDir}`);
-    await initialise(binaries, dataDir, password, user);
+    await create(binaries, dataDir, password, user);
   }
   const port = options.port || (await freePort());
   const child = await startServer(binaries, dataDir, port, user);
   claim(dataDir);
-  return { port, url: url(port, password), dataDir, binDir, stop: () => stopServer(child).finally(() => release(dataDir)) };
+  return server(port, () => stopServer(child).finally(() => release(dataDir)));
+}
+
+/** Folders whose contents a base backup leaves out (PostgreSQL's documentation: "Making a Base Backup Using the Low Level API"). */
+const EMPTY_IN_BACKUP = new Set(['pg_wal', 'pg_replslot', 'pg_dynshmem', 'pg_notify', 'pg_serial', 'pg_snapshots', 'pg_stat_tmp', 'pg_subtrans']);
+const LEFT_OUT = new Set(['postmaster.pid', 'postmaster.opts', 'standby.signal', 'recovery.signal']);
+
+/** Copies a running cluster's files; a file that goes away while being copied is skipped, as a backup allows. */
+function copyCluster(from: string, to: string, top = true): void {
+  fs.mkdirSync(to, { recursive: true, mode: 0o700 });
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    if (top && LEFT_OUT.has(entry.name)) continue;
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    try {
+      if (entry.isDirectory()) {
+        if (top && EMPTY_IN_BACKUP.has(entry.name)) fs.mkdirSync(target, { mode: 0o700 });
+        else if (entry.name !== 'pgsql_tmp') copyCluster(source, target, false);
+      } else if (entry.isFile()) {
+        fs.copyFileSync(source, target);
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+}
+
+function chownTree(dir: string, user: RunAs): void {
+  fs.chownSync(dir, user.uid, user.gid);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const child = path.join(dir, entry.name);
+    if (entry.isDirectory()) chownTree(child, user);
+    else fs.chownSync(child, user.uid, user.gid);
+  }
+}
+
+/**
+ * A base backup of the running primary into `dataDir`, set up as a standby of it: pg_backup_start,
+ * a copy of the files, pg_backup_stop's backup label, then standby.signal and the connection back to
+ * the primary through a physical replication slot (created first, so the WAL the standby needs is kept).
+ */
+async function baseBackup(primary: EmbeddedServer, dataDir: string, slot: string, user?: RunAs): Promise<void> {
+  const client = new pg.Client(primary.url('postgres'));
+  await client.connect();
+  try {
+    await client.query(
+      'SELECT pg_create_physical_replication_slot($1, true) WHERE NOT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1)',
+      [slot],
+    );
+    await client.query('SELECT pg_backup_start($1, true)', [slot]);
+    let label: { labelfile: string; spcmapfile: string | null };
+    try {
+      fs.mkdirSync(path.dirname(dataDir), { recursive: true, mode: 0o755 });
+      copyCluster(primary.dataDir, dataDir);
+    } finally {
+      label = (await client.query('SELECT labelfile, spcmapfile FROM pg_backup_stop(true)')).rows[0];
+    }
+    fs.writeFileSync(path.join(dataDir, 'backup_label'), label.labelfile);
+    if (label.spcmapfile) fs.writeFileSync(path.join(dataDir, 'tablespace_map'), label.spcmapfile);
+    fs.writeFileSync(path.join(dataDir, 'standby.signal'), '');
+    const conninfo = `host=127.0.0.1 port=${primary.port} user=postgres password=${primary.password} application_name=${slot}`;
+    fs.appendFileSync(
+      path.join(dataDir, 'postgresql.auto.conf'),
+      `\n# A hot standby of the embedded primary\nprimary_conninfo = '${conninfo.replace(/'/g, "''")}'\nprimary_slot_name = '${slot}'\nhot_standby = on\n`,
+    );
+    if (user) chownTree(dataDir, user);
+  } catch (error) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  } finally {
+    await client.end();
+  }
 }

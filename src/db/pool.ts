@@ -77,6 +77,11 @@ class Gate {
   }
 }
 
+/** Where a request's statements get their connection: a pool, or a choice among pools (see replicas.ts). */
+export interface Reader {
+  acquire(signal?: AbortSignal): Promise<pg.PoolClient>;
+}
+
 type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: Error | boolean) => void) => void;
 
 /**
@@ -111,9 +116,15 @@ export class Pool extends pg.Pool {
       this.gate.leave();
       throw error;
     }
+    // While checked out, pg-pool listens for nothing: a server that ends the connection between two
+    // statements (a fast shutdown, a failover) would make it emit an 'error' nobody hears, which ends
+    // the process. The statement in flight, if any, still fails with it; the release discards it.
+    const heard = () => undefined;
+    client.on('error', heard);
     const release = client.release;
     let released = false;
     client.release = (error?: Error | boolean) => {
+      client.off('error', heard);
       release.call(client, error);
       if (!released) {
         released = true;

@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import type { Submittable } from 'pg';
 import { clientSignal } from '../http/client-signal';
 import { becomesIdle, CANCEL_GRACE_MS, stopStatement } from './cancel';
-import { ClientGone, type Pool } from './pool';
+import { ClientGone, type Reader } from './pool';
 
 /** Resolves when the stream has data (or has ended), rejects on its error or when the client leaves. */
 function firstData(source: Readable, signal: AbortSignal): Promise<void> {
@@ -42,12 +42,9 @@ export interface StreamPlan<S extends Readable & Submittable> {
  * is idle again, so the pool's size bounds what runs in PostgreSQL. Rejects with the failure: the
  * database error, or ClientGone.
  */
-export async function streamStatement<S extends Readable & Submittable>(pool: Pool, res: Response, plan: StreamPlan<S>): Promise<void> {
+export async function streamStatement<S extends Readable & Submittable>(pool: Reader, res: Response, plan: StreamPlan<S>): Promise<void> {
   const signal = clientSignal(res);
   const client = await pool.acquire(signal);
-  // A server that goes away mid-answer makes the client emit 'error'; unheard, that would end the process.
-  const lost = () => undefined;
-  client.on('error', lost);
   const rows = client.query(plan.statement());
   rows.on('error', () => undefined); // reported through firstData() or the pipeline below
 
@@ -63,8 +60,7 @@ export async function streamStatement<S extends Readable & Submittable>(pool: Po
   } catch (error) {
     failure = signal.aborted ? new ClientGone(res.headersSent ? 'before the answer ended' : 'before the first row') : (error as Error);
   }
-  if (failure) await stopStatement(pool, client, rows, plan.drainOnStop);
-  client.off('error', lost);
+  if (failure) await stopStatement(client, rows, plan.drainOnStop);
   // A stopped statement's connection is not reused: it is closed, as a safe reset.
   client.release(failure);
   if (failure) throw failure;

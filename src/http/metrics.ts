@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import client from 'prom-client';
 import type { Pool } from '../db/pool';
+import type { ReadRouter } from '../db/replicas';
 import { HttpError } from './errors';
 
 export interface Metrics {
@@ -19,7 +20,7 @@ function isLoopback(address: string | undefined): boolean {
   return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
 }
 
-export function createMetrics(pools: Record<string, Pool>, metricsToken?: string): Metrics {
+export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, metricsToken?: string): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status'] as const;
@@ -42,6 +43,42 @@ export function createMetrics(pools: Record<string, Pool>, metricsToken?: string
         this.set({ pool: name, state: 'idle' }, pool.idleCount);
         this.set({ pool: name, state: 'waiting' }, pool.queued);
       }
+    },
+  });
+
+  // Per database the service reads from: its pools, whether it is in the read rotation, its lag.
+  const targets = [reads.primary, ...reads.replicas];
+  new client.Gauge({
+    name: 'db_database_pool_connections',
+    help: 'Pooled connections by database, pool and state (in_use, waiting).',
+    labelNames: ['database', 'pool', 'state'],
+    registers: [registry],
+    collect() {
+      for (const target of targets) {
+        for (const name of ['queries', 'streams'] as const) {
+          const pool = target[name];
+          this.set({ database: target.name, pool: name, state: 'in_use' }, pool.totalCount - pool.idleCount);
+          this.set({ database: target.name, pool: name, state: 'waiting' }, pool.queued);
+        }
+      }
+    },
+  });
+  new client.Gauge({
+    name: 'db_database_in_rotation',
+    help: '1 when reads go to this database (a replica in the rotation, or the primary), else 0.',
+    labelNames: ['database', 'role'],
+    registers: [registry],
+    collect() {
+      for (const s of reads.status()) this.set({ database: s.name, role: s.role }, Number(s.in_rotation));
+    },
+  });
+  new client.Gauge({
+    name: 'db_database_lag_seconds',
+    help: 'How far a replica replays behind its primary, as last checked (0 for the primary).',
+    labelNames: ['database', 'role'],
+    registers: [registry],
+    collect() {
+      for (const s of reads.status()) if (s.lag_ms !== null) this.set({ database: s.name, role: s.role }, s.lag_ms / 1000);
     },
   });
 

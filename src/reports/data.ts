@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { toNative } from '../db/knex';
-import type { Pool } from '../db/pool';
+import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import type { Scope } from '../filters/scope';
 import * as assignments from '../queries/assignments';
@@ -22,7 +22,7 @@ export interface RiderReport {
   totals: { held: number; assignments: number; returns: number; exchanges: number; checks: number; checksPassed: number };
 }
 
-const run = (pool: Pool, builder: Knex.QueryBuilder, signal?: AbortSignal) => queryRows<Row>(pool, toNative(builder), signal);
+const run = (pool: Reader, builder: Knex.QueryBuilder, signal?: AbortSignal) => queryRows<Row>(pool, toNative(builder), signal);
 
 function byRider(rows: Row[]): Map<string, Row[]> {
   const out = new Map<string, Row[]>();
@@ -35,11 +35,11 @@ function byRider(rows: Row[]): Map<string, Row[]> {
 }
 
 /** The riders the filters keep, up to `limit` (one more is read, so the caller can tell it was exceeded). */
-export async function findRiders(pool: Pool, values: riderEquipment.Filters, limit: number, signal?: AbortSignal): Promise<Row[]> {
+export async function findRiders(pool: Reader, values: riderEquipment.Filters, limit: number, signal?: AbortSignal): Promise<Row[]> {
   return run(pool, riderEquipment.reportColumns(riderEquipment.reportRiders(values)).limit(limit + 1), signal);
 }
 
-export async function countRiders(pool: Pool, values: riderEquipment.Filters, signal?: AbortSignal): Promise<number> {
+export async function countRiders(pool: Reader, values: riderEquipment.Filters, signal?: AbortSignal): Promise<number> {
   const [row] = await run(pool, riderEquipment.reportRiders(values).count({ total: '*' }), signal);
   return Number(row.total);
 }
@@ -48,7 +48,7 @@ export async function countRiders(pool: Pool, values: riderEquipment.Filters, si
  * The reports of these riders, in their order. Four queries whatever the number of riders, each
  * the builder the admin lists use, limited to the riders, the scope and the end of `asOf`.
  */
-export async function loadReports(pool: Pool, riders: Row[], scope: Scope, asOf?: string, signal?: AbortSignal): Promise<RiderReport[]> {
+export async function loadReports(pool: Reader, riders: Row[], scope: Scope, asOf?: string, signal?: AbortSignal): Promise<RiderReport[]> {
   if (riders.length === 0) return [];
   const ids = riders.map((r) => String(r.id));
   const [assigned, returned, exchanged, checked] = await Promise.all([

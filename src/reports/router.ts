@@ -1,6 +1,6 @@
 import path from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
-import type { Pool } from '../db/pool';
+import type { Reader } from '../db/pool';
 import { clientSignal } from '../http/client-signal';
 import { defineParams } from '../filters/define';
 import { queryValidator } from '../filters/validate';
@@ -19,9 +19,9 @@ import { renderReport, type ReportDocument } from './render';
 export const BATCH_CAP = 200;
 
 export interface ReportsDeps {
-  pool: Pool;
+  pool: Reader;
   /** Connections for batch reports, which read many riders' histories; the query pool when not given. */
-  streamPool?: Pool;
+  streamPool?: Reader;
   log?: Logger;
   /** Chromium for PDF; defaults to the CHROMIUM_PATH setting; null turns PDF off. */
   chromiumPath?: string | null;

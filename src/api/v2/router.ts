@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
-import type { Pool } from '../../db/pool';
+import type { Reader } from '../../db/pool';
 import { HttpError } from '../../http/errors';
 import { compilePerShape } from '../../filters/compiled';
 import { queryValidator, type QueryValidator } from '../../filters/validate';
@@ -62,8 +62,8 @@ export interface ApiAccess {
 }
 
 export interface ApiDeps {
-  pool: Pool;
-  streamPool: Pool;
+  pool: Reader;
+  streamPool: Reader;
   /** Unbounded streams per token (STREAMS_PER_TOKEN). */
   streamLimit: StreamLimit;
   log: Logger;
