@@ -12,6 +12,7 @@ import { createReportsRouter } from './reports/router';
 import { problemHandler, type Logger } from './api/v2/problem';
 import { createDocsRouter } from './docs/router';
 import { HttpError } from './http/errors';
+import { rateLimitStores } from './auth/rate-limit-store';
 import { createSignIn } from './auth/sign-in';
 import { createMetrics } from './http/metrics';
 import { requestId } from './http/request-id';
@@ -52,7 +53,7 @@ function compressWhenAccepted(): express.RequestHandler {
 export function createApp({ pool, streamPool = pool, reads = primaryOnly(pool, streamPool), config, log = console.error, tokens }: AppDeps): Express {
   if (config.auth.enabled && !tokens) throw new Error('createApp: authentication is on, so a TokenCache is required');
   const access = config.auth.enabled && tokens
-    ? { tokens, perMinute: config.auth.perMinute, failuresPerMinute: config.auth.failuresPerMinute }
+    ? { tokens, perMinute: config.auth.perMinute, failuresPerMinute: config.auth.failuresPerMinute, stores: rateLimitStores(pool, config.auth.rateLimitStore) }
     : undefined;
   const streamLimit = new StreamLimit(config.streamsPerToken);
   const app = express();

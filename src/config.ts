@@ -19,7 +19,9 @@ export interface Config {
   streamsPerToken: number;
   logRequests: boolean;
   nodeEnv: string;
-  auth: { enabled: boolean; refreshMs: number; perMinute: number; failuresPerMinute: number; signInFailures: number };
+  auth: { enabled: boolean; refreshMs: number; perMinute: number; failuresPerMinute: number; signInFailures: number; rateLimitStore: 'postgres' | 'memory' };
+  /** HTTP worker processes (node:cluster) on one port. */
+  webConcurrency: number;
   sessions: { idleMinutes: number; maxHours: number; secret?: string };
   /** Trust X-Forwarded-* from a proxy in front (TLS ends there): makes session cookies Secure. */
   trustProxy: boolean;
@@ -50,6 +52,13 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|on|yes)$/i.test(raw)) return true;
   if (/^(0|false|off|no)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 export function isTimeZone(zone: string): boolean {
@@ -114,6 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
       streamStatementTimeoutMs: integer(env, 'STREAM_STATEMENT_TIMEOUT_MS', 3600000, 0, 86400000),
     },
     streamsPerToken: integer(env, 'STREAMS_PER_TOKEN', 2, 1, 1000),
+    webConcurrency: integer(env, 'WEB_CONCURRENCY', 1, 1, 64),
     logRequests,
     nodeEnv,
     metricsToken: env.METRICS_TOKEN || undefined,
@@ -124,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
       perMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10000000),
       failuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 10000000),
       signInFailures: integer(env, 'SIGN_IN_FAILURES_PER_15_MINUTES', 10, 1, 10000),
+      rateLimitStore: oneOf(env, 'RATE_LIMIT_STORE', ['postgres', 'memory'] as const, 'postgres'),
     },
     sessions: {
       idleMinutes: integer(env, 'SESSION_IDLE_MINUTES', 30, 1, 10080),

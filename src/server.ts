@@ -1,7 +1,9 @@
+import cluster, { type Worker } from 'node:cluster';
+import crypto from 'node:crypto';
 import type { Server } from 'node:http';
 import { createApp } from './app';
 import { TokenCache } from './auth/tokens';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, type Config } from './config';
 import { openDatabase, type Database } from './db/bootstrap';
 import { EmbeddedError } from './db/embedded';
 import { connectKnex } from './db/knex';
@@ -10,11 +12,124 @@ import { pendingMigrations } from './db/migrate';
 import { createPool } from './db/pool';
 import { addressOf, ReadRouter, type ReadTarget } from './db/replicas';
 
+const log = (message: string) => console.log(message);
+
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = (message: string) => console.log(message);
-  const database: Database = await openDatabase(config, log);
+  // A worker's database is its supervisor's, passed in DATABASE_URL and DATABASE_REPLICA_URLS.
+  if (cluster.isWorker) return serve(config, { url: config.databaseUrl!, replicaUrls: config.replicaUrls }, false);
+  const database = await openDatabase(config, log);
+  if (config.webConcurrency > 1) return supervise(config, database);
+  return serve(config, database, true);
+}
+
+/** The start banner: where everything is, each database and its role, the demo's sign-in and token. */
+function printBanner(config: Config, database: Database, port: number): void {
+  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  log(`Rider equipment service listening on ${base}${config.webConcurrency > 1 ? ` (${config.webConcurrency} worker processes)` : ''}`);
+  log(`  Admin:    ${base}/admin`);
+  log(`  API:      ${base}/v2   (reference: ${base}/docs)`);
+  if (database.embedded) {
+    const { port: dbPort, dataDir, binDir } = database.embedded;
+    log(`  Database: embedded PostgreSQL on 127.0.0.1:${dbPort}, primary (data in ${dataDir})`);
+    if (binDir || dataDir !== config.embedded.dir) {
+      log(`    The postgres user cannot reach ${projectRoot}, so the server runs from ${binDir ?? 'the installed binaries'} with its data above.`);
+    }
+    for (const [i, replica] of (database.embeddedReplicas ?? []).entries()) {
+      log(`  Database: embedded PostgreSQL on 127.0.0.1:${replica.port}, hot standby ${i + 1} (data in ${replica.dataDir})`);
+    }
+  } else {
+    log(`  Database: ${addressOf(database.url)}, primary`);
+    for (const [i, url] of database.replicaUrls.entries()) log(`  Database: ${addressOf(url)}, replica ${i + 1}`);
+  }
+  if (database.replicaUrls.length) log(`  Reads go to the replicas in the rotation, in turn (see /health/ready), else to the primary`);
+  if (database.demoSupervisor) {
+    log(`  Demo sign-in for /admin (new password at every start): ${database.demoSupervisor.username} / ${database.demoSupervisor.password}`);
+  }
+  if (database.demoToken) {
+    log(`  Demo API token (new at every start): ${database.demoToken}`);
+    log(`    curl -H "Authorization: Bearer ${database.demoToken}" ${base}/v2/questioner`);
+  }
+}
+
+/** The embedded standbys first, then their primary (nothing for a database that is not embedded). */
+async function stopDatabases(database: Database): Promise<void> {
+  for (const replica of database.embeddedReplicas ?? []) await replica.stop().catch(() => undefined);
+  await database.embedded?.stop().catch(() => undefined);
+}
+
+/**
+ * WEB_CONCURRENCY > 1: this process owns the databases and runs that many HTTP workers on one port
+ * (node:cluster), replacing any that dies. SIGTERM or SIGINT stops every worker the way a single
+ * process stops (requests in flight finish, within SHUTDOWN_TIMEOUT_MS), then the databases.
+ */
+function supervise(config: Config, database: Database): void {
+  const env = {
+    DATABASE_URL: database.url,
+    DATABASE_REPLICA_URLS: database.replicaUrls.join(','),
+    // One secret for all: a session signed by one worker is read by the others.
+    SESSION_SECRET: config.sessions.secret ?? crypto.randomBytes(32).toString('hex'),
+  };
+  if (!config.sessions.secret && !database.embedded) {
+    console.warn('Note: SESSION_SECRET is not set, so supervisors are signed out whenever the service restarts.');
+  }
   let stopping = false;
+  let listening = 0;
+  const started = new Map<number, number>();
+  const fork = () => {
+    const worker = cluster.fork(env);
+    started.set(worker.id, Date.now());
+  };
+  // The banner once every first worker listens: the service is then all there.
+  cluster.on('listening', (_worker, address) => {
+    if (++listening === config.webConcurrency) printBanner(config, database, address.port);
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    // One that dies at once (a bad setting, the database away) is not restarted in a tight loop.
+    const lived = Date.now() - (started.get(worker.id) ?? 0);
+    started.delete(worker.id);
+    console.error(`Worker ${worker.process.pid} exited (${signal ?? `status ${code}`}); starting another${lived < 5000 ? ' in 1 s' : ''}`);
+    setTimeout(() => (stopping ? undefined : fork()), lived < 5000 ? 1000 : 0);
+  });
+  for (let i = 0; i < config.webConcurrency; i++) fork();
+
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: the workers finish their requests in flight, then stop`);
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w));
+    // A worker still loading its code when told to stop ends by the signal itself: it had nothing in flight.
+    const exits = workers.map(
+      (worker) => new Promise<number>((resolve) => worker.once('exit', (code: number | null, sig: string | null) => resolve(sig === 'SIGTERM' ? 0 : (code ?? 1)))),
+    );
+    for (const worker of workers) worker.process.kill('SIGTERM');
+    // Each worker keeps SHUTDOWN_TIMEOUT_MS itself; this is its last resort.
+    const late = setTimeout(() => {
+      console.error(`Workers did not stop within ${config.shutdownTimeoutMs} ms; ending them`);
+      for (const worker of workers) worker.process.kill('SIGKILL');
+    }, config.shutdownTimeoutMs + 2000);
+    void Promise.all(exits).then(async (codes) => {
+      clearTimeout(late);
+      await stopDatabases(database);
+      process.exit(codes.every((code) => code === 0) ? 0 : 1);
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** One HTTP server process: the only one, or a worker of supervise(). `owner`: it owns the databases and prints the banner. */
+async function serve(config: Config, database: Database, owner: boolean): Promise<void> {
+  let stopping = false;
+  // A signal before the server listens (a worker told to stop while it starts) has nothing to drain.
+  let stop = (signal: string) => {
+    stopping = true;
+    if (owner) log(`${signal}: stopping before the service started`);
+    void (owner ? stopDatabases(database) : Promise.resolve()).finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   // While stopping, the embedded server may go first (Ctrl-C reaches it too): that is no news.
   const lost = (message: string) => (stopping ? undefined : console.error(message));
   const pool = createPool(database.url, config, lost);
@@ -29,82 +144,48 @@ async function main(): Promise<void> {
   }));
   const reads = new ReadRouter({ name: 'primary', role: 'primary', address: addressOf(database.url), queries: pool, streams: streamPool }, replicas, {
     ...config.replicas,
-    log: (message) => (stopping ? undefined : log(message)),
+    // Each worker checks the replicas itself; its supervisor's output says it once per worker.
+    log: (message) => (stopping ? undefined : log(owner ? message : `[worker ${process.pid}] ${message}`)),
   });
   await reads.start();
-  if (!database.embedded) await warnIfNotMigrated(database.url, log);
+  if (owner && !database.embedded) await warnIfNotMigrated(database.url, log);
   let tokens: TokenCache | undefined;
   if (config.auth.enabled) {
     tokens = new TokenCache(pool, config.auth.refreshMs, log);
     await tokens.start();
-    if (!config.sessions.secret && !database.embedded) {
+    if (owner && !config.sessions.secret && !database.embedded) {
       console.warn('Note: SESSION_SECRET is not set, so supervisors are signed out whenever the service restarts.');
     }
-  } else {
+  } else if (owner || cluster.worker?.id === 1) {
     console.warn('WARNING: AUTH=off: the API answers anyone who can reach it, without a token. Personal data is exposed.');
   }
   const app = createApp({ pool, streamPool, reads, config, tokens });
 
   const server: Server = app.listen(config.port, config.host, () => {
     const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
-    log(`Rider equipment service listening on ${base}`);
-    log(`  Admin:    ${base}/admin`);
-    log(`  API:      ${base}/v2   (reference: ${base}/docs)`);
-    if (database.embedded) {
-      const { port, dataDir, binDir } = database.embedded;
-      log(`  Database: embedded PostgreSQL on 127.0.0.1:${port}, primary (data in ${dataDir})`);
-      if (binDir || dataDir !== config.embedded.dir) {
-        log(`    The postgres user cannot reach ${projectRoot}, so the server runs from ${binDir ?? 'the installed binaries'} with its data above.`);
-      }
-      for (const [i, replica] of (database.embeddedReplicas ?? []).entries()) {
-        log(`  Database: embedded PostgreSQL on 127.0.0.1:${replica.port}, hot standby ${i + 1} (data in ${replica.dataDir})`);
-      }
-    } else {
-      log(`  Database: ${addressOf(database.url)}, primary`);
-      for (const replica of replicas) log(`  Database: ${replica.address}, ${replica.name}`);
-    }
-    if (replicas.length) {
-      const ready = reads.status().filter((s) => s.role === 'replica' && s.in_rotation).length;
-      log(`  Reads go to the ${replicas.length} replica(s) in turn (${ready} in the rotation now; see /health/ready), else to the primary`);
-    }
-    if (database.demoSupervisor) {
-      log(`  Demo sign-in for /admin (new password at every start): ${database.demoSupervisor.username} / ${database.demoSupervisor.password}`);
-    }
-    if (database.demoToken) {
-      log(`  Demo API token (new at every start): ${database.demoToken}`);
-      log(`    curl -H "Authorization: Bearer ${database.demoToken}" ${base}/v2/questioner`);
-    }
+    if (owner) printBanner(config, database, typeof address === 'object' && address ? address.port : config.port);
   });
 
-  /** The embedded standbys first, then their primary. */
-  const stopDatabases = async () => {
-    for (const replica of database.embeddedReplicas ?? []) await replica.stop().catch(() => undefined);
-    await database.embedded?.stop().catch(() => undefined);
-  };
-  const stop = (signal: string) => {
+  stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log(`${signal}: finishing requests in flight, then stopping`);
+    if (owner) log(`${signal}: finishing requests in flight, then stopping`);
     setTimeout(() => {
       console.error(`Requests did not finish within ${config.shutdownTimeoutMs} ms; exiting anyway`);
       // The embedded server is stopped all the same (its fast shutdown ends the statements still running).
-      void stopDatabases().finally(() => process.exit(1));
+      void (owner ? stopDatabases(database) : Promise.resolve()).finally(() => process.exit(1));
     }, config.shutdownTimeoutMs).unref();
     server.close(async () => {
       tokens?.stop();
       reads.stop();
       await Promise.all([pool, streamPool, ...replicas.flatMap((r) => [r.queries, r.streams])].map((p) => p.end())).catch(() => undefined);
-      await stopDatabases();
+      if (owner) await stopDatabases(database);
       process.exit(0);
     });
     // A keep-alive connection whose last answer has just ended would otherwise hold close() open.
     setInterval(() => server.closeIdleConnections(), 200).unref();
     server.closeIdleConnections();
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 /** An external database is never migrated behind its owner's back, but a forgotten migration is named. */

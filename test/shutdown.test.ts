@@ -1,48 +1,13 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startEmbedded } from '../src/db/embedded';
-import { databaseUrl, testDatabases } from './support/databases';
+import { buildOnce, exited, startServer } from './support/server-process';
 
 // The built server as a real process: SIGTERM lets requests in flight finish, then it exits.
 jest.setTimeout(90000);
-const root = path.join(__dirname, '..');
-
-beforeAll(() => {
-  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root });
-});
-
-function startServer(env: Record<string, string>, options: { detached?: boolean } = {}): Promise<{ child: ChildProcess; base: string; output: () => string }> {
-  const child = spawn(process.execPath, ['dist/src/server.js'], {
-    cwd: root,
-    detached: options.detached,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().demo),
-      PORT: '0',
-      AUTH: 'off',
-      LOG_REQUESTS: 'off',
-      ...env,
-    },
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60000);
-    child.stdout!.on('data', () => {
-      const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, base: match[1], output: () => out });
-      }
-    });
-  });
-}
-
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+beforeAll(buildOnce);
 
 /** Starts a large download and holds it paused after its first chunk. */
 function heldDownload(url: string) {

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { rateLimit, ipKeyGenerator } from 'express-rate-limit';
+import { rateLimit, ipKeyGenerator, type Store } from 'express-rate-limit';
 import { HttpError } from '../http/errors';
 import type { TokenAccess, TokenCache } from './tokens';
 
@@ -18,10 +18,13 @@ function unauthorized(detail: string, error?: string): HttpError {
  * Refused requests, and only those, count against `failuresPerMinute` per client address, so guessing
  * is slow while a busy client with a good token is never held back by it.
  */
-export function requireBearer(tokens: TokenCache, failuresPerMinute: number): RequestHandler {
+export function requireBearer(tokens: TokenCache, failuresPerMinute: number, store?: Store): RequestHandler {
   const failures = rateLimit({
     windowMs: 60000,
     limit: failuresPerMinute,
+    store,
+    // With the counts' database away, requests are not refused for it (the tokens are checked from memory).
+    passOnStoreError: true,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
     keyGenerator: (req) => `ip:${ipKeyGenerator(req.ip ?? '')}`,
@@ -57,10 +60,12 @@ function tooMany(windowMs: number) {
 }
 
 /** Per token: at most `perMinute` requests in a minute. */
-export function tokenRateLimit(perMinute: number): RequestHandler {
+export function tokenRateLimit(perMinute: number, store?: Store): RequestHandler {
   return rateLimit({
     windowMs: 60000,
     limit: perMinute,
+    store,
+    passOnStoreError: true,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
     keyGenerator: (_req, res) => `token:${(res.locals.access as TokenAccess).id}`,

@@ -8,6 +8,7 @@ import { rateLimit } from 'express-rate-limit';
 import session from 'express-session';
 import type { Config } from '../config';
 import type { Pool } from '../db/pool';
+import { rateLimitStores } from './rate-limit-store';
 import { projectRoot } from '../paths';
 import { authenticate, stillActive, type Supervisor } from './supervisors';
 
@@ -54,6 +55,8 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   const failedSignIns = rateLimit({
     windowMs: 15 * 60000,
     limit: config.auth.signInFailures,
+    store: rateLimitStores(pool, config.auth.rateLimitStore)('sign-in-failures:'),
+    passOnStoreError: true,
     skipSuccessfulRequests: true,
     standardHeaders: 'draft-7',
     legacyHeaders: false,

@@ -4,6 +4,7 @@ import * as schema from '../../db/migrations/20261122_001_schema';
 import * as riderItemCounts from '../../db/migrations/20261122_002_rider_item_counts';
 import * as access from '../../db/migrations/20261122_003_access';
 import * as checkQuestioners from '../../db/migrations/20261123_004_check_questioners';
+import * as rateLimits from '../../db/migrations/20261123_005_rate_limits';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -16,6 +17,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261122_002_rider_item_counts', riderItemCounts],
   ['20261122_003_access', access],
   ['20261123_004_check_questioners', checkQuestioners],
+  ['20261123_005_rate_limits', rateLimits],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

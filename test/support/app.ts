@@ -20,7 +20,9 @@ export interface TestApp {
 type Database = keyof ReturnType<typeof testDatabases>;
 
 function build(database: Database, env: Record<string, string>, tokens?: (pool: Pool, config: Config, log: (m: string) => void) => TokenCache): TestApp {
-  const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off', ...env });
+  // Test files share their databases and run side by side, so each app counts its rate limits alone
+  // unless a test asks for the shared store (RATE_LIMIT_STORE: 'postgres').
+  const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off', RATE_LIMIT_STORE: 'memory', ...env });
   const url = databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases()[database]);
   const logs: string[] = [];
   const log = (message: string) => logs.push(message);

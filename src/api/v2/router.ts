@@ -13,6 +13,7 @@ import * as productReturns from '../../queries/product-returns';
 import * as questions from '../../queries/questions';
 import * as riderEquipment from '../../queries/rider-equipment';
 import { requireBearer, tokenRateLimit } from '../../auth/bearer';
+import type { RateLimitStores } from '../../auth/rate-limit-store';
 import { clientSignal } from '../../http/client-signal';
 import { tokenKey, type StreamLimit } from '../../http/stream-limit';
 import type { TokenAccess, TokenCache } from '../../auth/tokens';
@@ -59,6 +60,8 @@ export interface ApiAccess {
   tokens: TokenCache;
   perMinute: number;
   failuresPerMinute: number;
+  /** Where the limits count: PostgreSQL, shared by every process (RATE_LIMIT_STORE). */
+  stores: RateLimitStores;
 }
 
 export interface ApiDeps {
@@ -84,7 +87,10 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
   });
 
   if (access) {
-    router.use(requireBearer(access.tokens, access.failuresPerMinute), tokenRateLimit(access.perMinute));
+    router.use(
+      requireBearer(access.tokens, access.failuresPerMinute, access.stores('auth-failures:')),
+      tokenRateLimit(access.perMinute, access.stores('token-requests:')),
+    );
   }
 
   for (const [path, operation] of Object.entries(operations) as Array<[string, Operation]>) {

@@ -1,0 +1,76 @@
+// WEB_CONCURRENCY: worker processes on one port, counting their rate limits together.
+import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import pg from 'pg';
+import { createToken } from '../src/auth/tokens';
+import { databaseUrl, testDatabases } from './support/databases';
+import { buildOnce, exited, startServer } from './support/server-process';
+import { eventually } from './support/wait';
+
+jest.setTimeout(90000);
+beforeAll(buildOnce);
+
+let token: string;
+beforeAll(async () => {
+  const client = new pg.Client(databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().demo));
+  await client.connect();
+  token = (await createToken(client, { name: `cluster-${process.pid}` })).token;
+  await client.end();
+});
+
+/** Each request on a connection of its own, so that the workers take them in turn. */
+function get(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      })
+      .on('error', reject);
+  });
+}
+
+const workersOf = (pid: number) =>
+  execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+
+async function limitRun(store: 'postgres' | 'memory'): Promise<number[]> {
+  const { child, base } = await startServer({ AUTH: 'on', WEB_CONCURRENCY: '2', API_RATE_LIMIT_PER_MINUTE: '10', RATE_LIMIT_STORE: store });
+  try {
+    await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push(await get(`${base}/v2/questioner?country_id=1`));
+    return statuses;
+  } finally {
+    const exit = exited(child);
+    child.kill('SIGTERM');
+    await exit;
+  }
+}
+
+describe('WEB_CONCURRENCY=2', () => {
+  it('counts a token’s rate limit across the workers: 10 a minute is 10 in all', async () => {
+    // Counted in each process's memory, the same 20 requests get past the limit: the workers share them.
+    const apart = await limitRun('memory');
+    expect(apart.filter((s) => s === 200).length).toBeGreaterThan(10);
+    // Counted in PostgreSQL (the default), exactly 10 pass, whichever worker answers.
+    const together = await limitRun('postgres');
+    expect(together.filter((s) => s === 200)).toHaveLength(10);
+    expect(together.filter((s) => s === 429)).toHaveLength(10);
+  });
+
+  it('replaces a worker that dies, and stops every worker and then itself on SIGTERM', async () => {
+    const { child, base, output } = await startServer({ WEB_CONCURRENCY: '2' });
+    await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
+    const [doomed] = workersOf(child.pid!);
+    process.kill(doomed, 'SIGKILL');
+    await eventually(() => workersOf(child.pid!).length === 2 && !workersOf(child.pid!).includes(doomed), { ms: 10000, what: 'a new worker' });
+    await eventually(() => output().includes(`Worker ${doomed} exited (SIGKILL); starting another`), { what: 'the death logged' });
+    expect(await get(`${base}/v2/questioner?country_id=1`)).toBe(200);
+
+    const workers = workersOf(child.pid!);
+    const exit = exited(child);
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
+  });
+});

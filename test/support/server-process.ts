@@ -1,0 +1,42 @@
+// The built server as a real process (dist/src/server.js), as `npm start` runs it.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { databaseUrl, testDatabases } from './databases';
+
+const root = path.join(__dirname, '../..');
+
+/** Compiles the service once for the file's tests. */
+export function buildOnce(): void {
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root });
+}
+
+/** Starts the server on a free port (the demo test database unless env says otherwise) and resolves at its banner. */
+export function startServer(env: Record<string, string>, options: { detached?: boolean } = {}): Promise<{ child: ChildProcess; base: string; output: () => string }> {
+  const child = spawn(process.execPath, ['dist/src/server.js'], {
+    cwd: root,
+    detached: options.detached,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().demo),
+      PORT: '0',
+      AUTH: 'off',
+      LOG_REQUESTS: 'off',
+      ...env,
+    },
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60000);
+    child.stdout!.on('data', () => {
+      const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, base: match[1], output: () => out });
+      }
+    });
+  });
+}
+
+export const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
