@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../src/paths';
+import { runScale, scaleTable, type LayoutResult } from './scale';
 import { ABORT_PATHS, abortTable, runAbortScenario, type AbortResult } from './abort';
 import { ensureDataset, issueBenchToken, openBenchServer, type BenchServer, type DatasetInfo } from './dataset';
 import { explainAll } from './explain';
@@ -68,7 +69,19 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
   let startup: StartupResult | undefined;
   let explain: string | undefined;
   let dataset: DatasetInfo | undefined;
+  let scale: LayoutResult[] | undefined;
 
+  if (server && (options.replicas > 0 || options.processes > 1)) {
+    // The layouts replace the other groups: the same rider scenarios, spread several ways.
+    dataset = await ensureDataset(server, options, log);
+    const ranges = { riders: dataset.riderIds, countries: dataset.countryIds };
+    const scenarios = loadScenarios(ranges, 1).filter((s) => s.group === 'rider');
+    log(`\nLayouts: rider scenarios, ${options.connections} connections, ${options.duration} s each`);
+    await attempt('the layouts', errors, async () => {
+      scale = await runScale(server, scenarios, () => issueBenchToken(server.url), tools, options, log);
+    });
+    return { dataset, load, streams, abort, startup, explain, errors, scale };
+  }
   if (server) {
     dataset = await ensureDataset(server, options, log);
     const c = dataset.counts;
@@ -134,7 +147,7 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
     log('\nStartup of the embedded demo');
     await attempt('the startup scenario', errors, async () => void (startup = await runStartup(log)));
   }
-  return { dataset, load, streams, abort, startup, explain, errors };
+  return { dataset, load, streams, abort, startup, explain, errors, scale };
 }
 
 function printAndSave(options: BenchOptions, server: BenchServer | undefined, tools: Tools, started: Date, results: Awaited<ReturnType<typeof measure>>): void {
@@ -156,6 +169,11 @@ function printAndSave(options: BenchOptions, server: BenchServer | undefined, to
   const section = (title: string, body: string) => out.push('', `### ${title}`, '', body);
   const byGroup = (g: string) => load.filter((r) => r.group === g);
   if (byGroup('rider').length) section('Filtered by a random rider', report.loadTable(byGroup('rider')));
+  if (results.scale) {
+    section('Layouts: replicas × processes (rider scenarios)', scaleTable(results.scale));
+    const first = results.scale[0];
+    if (first) section(`PostgreSQL alone on the same SQL (pgbench, measured in the first layout)`, report.loadTable(first.scenarios));
+  }
   if (byGroup('date').length) section(`One week by date (${options.dateConnections} connections)`, report.loadTable(byGroup('date')));
   if (byGroup('page').length) section('/v2/rider-equipment-list pages', report.pageTable(byGroup('page')));
   if (streams.length) section(`Full streams (median of ${options.streamRuns}; RSS: the largest)`, report.streamTable(streams));

@@ -26,6 +26,9 @@ export interface BenchOptions {
    */
   pgbenchGrace: number;
   groups: Set<Group>;
+  /** Hot standbys and worker processes for the layouts of the rider scenarios (see scale.ts); 0 and 1: none. */
+  replicas: number;
+  processes: number;
   reload: boolean;
   explain: boolean;
 }
@@ -50,6 +53,10 @@ export const usage = `usage: npm run bench -- [options]
                         defaults and again with STREAMS_PER_TOKEN=40; what PostgreSQL still runs
                         for them (at most DB_STREAM_POOL_MAX, default 10; none 1 s after)
                       startup: see --startup
+  --replicas N      with --processes M: the rider scenarios on 0/N hot standbys of the embedded bench
+                    server × 1/M worker processes (and the rate-limit store's cost), each database's
+                    share of the statements; instead of the other groups
+  --processes M     see --replicas
   --startup         add the startup scenario (fresh embedded demo until the first answer)
   --reload          drop and reload the dataset even if it matches
   --explain         also write EXPLAIN (ANALYZE, BUFFERS) of every scenario's SQL
@@ -76,6 +83,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       only: { type: 'string' },
       'pgbench-mode': { type: 'string' },
       'pgbench-grace': { type: 'string' },
+      replicas: { type: 'string' },
+      processes: { type: 'string' },
       startup: { type: 'boolean' },
       reload: { type: 'boolean' },
       explain: { type: 'boolean' },
@@ -109,6 +118,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     pgbenchMode,
     pgbenchGrace: whole('pgbench-grace', values['pgbench-grace'], 120, 0),
     groups,
+    replicas: whole('replicas', values.replicas, 0, 0),
+    processes: whole('processes', values.processes, 1, 1),
     reload: values.reload ?? false,
     explain: values.explain ?? false,
   };
