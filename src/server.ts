@@ -112,6 +112,7 @@ function supervise(config: Config, database: Database): void {
     void Promise.all(exits).then(async (codes) => {
       clearTimeout(late);
       await stopDatabases(database);
+      log('Stopped.');
       process.exit(codes.every((code) => code === 0) ? 0 : 1);
     });
   };
@@ -131,7 +132,7 @@ async function serve(config: Config, database: Database, owner: boolean): Promis
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   // While stopping, the embedded server may go first (Ctrl-C reaches it too): that is no news.
-  const lost = (message: string) => (stopping ? undefined : console.error(message));
+  const lost = (message: string) => (stopping ? undefined : console.error(owner ? message : `[worker ${process.pid}] ${message}`));
   const pool = createPool(database.url, config, lost);
   const streamPool = createPool(database.url, config, lost, 'streams');
   // Each replica gets pools of its own, sized as the primary's; reads go to them in turn (ReadRouter).
@@ -179,7 +180,10 @@ async function serve(config: Config, database: Database, owner: boolean): Promis
       tokens?.stop();
       reads.stop();
       await Promise.all([pool, streamPool, ...replicas.flatMap((r) => [r.queries, r.streams])].map((p) => p.end())).catch(() => undefined);
-      if (owner) await stopDatabases(database);
+      if (owner) {
+        await stopDatabases(database);
+        log('Stopped.');
+      }
       process.exit(0);
     });
     // A keep-alive connection whose last answer has just ended would otherwise hold close() open.

@@ -4,7 +4,7 @@ import http from 'node:http';
 import pg from 'pg';
 import { createToken } from '../src/auth/tokens';
 import { databaseUrl, testDatabases } from './support/databases';
-import { buildOnce, exited, startServer } from './support/server-process';
+import { buildOnce, exited, withServer } from './support/server-process';
 import { eventually } from './support/wait';
 
 jest.setTimeout(90000);
@@ -33,18 +33,13 @@ function get(url: string): Promise<number> {
 const workersOf = (pid: number) =>
   execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
 
-async function limitRun(store: 'postgres' | 'memory'): Promise<number[]> {
-  const { child, base } = await startServer({ AUTH: 'on', WEB_CONCURRENCY: '2', API_RATE_LIMIT_PER_MINUTE: '10', RATE_LIMIT_STORE: store });
-  try {
+function limitRun(store: 'postgres' | 'memory'): Promise<number[]> {
+  return withServer({ AUTH: 'on', WEB_CONCURRENCY: '2', API_RATE_LIMIT_PER_MINUTE: '10', RATE_LIMIT_STORE: store }, async ({ child, base }) => {
     await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
     const statuses: number[] = [];
     for (let i = 0; i < 20; i++) statuses.push(await get(`${base}/v2/questioner?country_id=1`));
     return statuses;
-  } finally {
-    const exit = exited(child);
-    child.kill('SIGTERM');
-    await exit;
-  }
+  });
 }
 
 describe('WEB_CONCURRENCY=2', () => {
@@ -58,19 +53,19 @@ describe('WEB_CONCURRENCY=2', () => {
     expect(together.filter((s) => s === 429)).toHaveLength(10);
   });
 
-  it('replaces a worker that dies, and stops every worker and then itself on SIGTERM', async () => {
-    const { child, base, output } = await startServer({ WEB_CONCURRENCY: '2' });
-    await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
-    const [doomed] = workersOf(child.pid!);
-    process.kill(doomed, 'SIGKILL');
-    await eventually(() => workersOf(child.pid!).length === 2 && !workersOf(child.pid!).includes(doomed), { ms: 10000, what: 'a new worker' });
-    await eventually(() => output().includes(`Worker ${doomed} exited (SIGKILL); starting another`), { what: 'the death logged' });
-    expect(await get(`${base}/v2/questioner?country_id=1`)).toBe(200);
+  it('replaces a worker that dies, and stops every worker and then itself on SIGTERM', () =>
+    withServer({ WEB_CONCURRENCY: '2' }, async ({ child, base, output }) => {
+      await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
+      const [doomed] = workersOf(child.pid!);
+      process.kill(doomed, 'SIGKILL');
+      await eventually(() => workersOf(child.pid!).length === 2 && !workersOf(child.pid!).includes(doomed), { ms: 10000, what: 'a new worker' });
+      await eventually(() => output().includes(`Worker ${doomed} exited (SIGKILL); starting another`), { what: 'the death logged' });
+      expect(await get(`${base}/v2/questioner?country_id=1`)).toBe(200);
 
-    const workers = workersOf(child.pid!);
-    const exit = exited(child);
-    child.kill('SIGTERM');
-    expect(await exit).toBe(0);
-    for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
-  });
+      const workers = workersOf(child.pid!);
+      const exit = exited(child);
+      child.kill('SIGTERM');
+      expect(await exit).toBe(0);
+      for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
+    }));
 });

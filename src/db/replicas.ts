@@ -19,7 +19,7 @@ export interface TargetStatus {
   role: 'primary' | 'replica';
   address: string;
   in_rotation: boolean;
-  /** How far the replica's replay is behind, in ms (0 for the primary; null before the first check). */
+  /** How far the replica's replay is behind, in ms (0 for the primary; null when unknown: not checked yet, or unreachable). */
   lag_ms: number | null;
   /** Why it is out of the rotation, when it is. */
   reason?: string;
@@ -122,10 +122,11 @@ export class ReadRouter {
     }
   }
 
-  private leave(replica: ReadTarget, reason: string): void {
+  /** Out of the rotation; its lag is unknown unless a check has just measured it. */
+  private leave(replica: ReadTarget, reason: string, lagMs: number | null = null): void {
     const h = this.health.get(replica)!;
     if (h.inRotation) this.options.log?.(`${replica.name} (${replica.address}) leaves the read rotation: ${reason}`);
-    this.health.set(replica, { inRotation: false, lagMs: h.lagMs, reason });
+    this.health.set(replica, { inRotation: false, lagMs, reason });
   }
 
   private async checkAll(): Promise<void> {
@@ -154,8 +155,7 @@ export class ReadRouter {
     }
     const before = this.health.get(replica)!;
     if (lagMs > this.options.maxLagMs) {
-      this.leave(replica, `replay is ${lagMs} ms behind (REPLICA_MAX_LAG_MS ${this.options.maxLagMs})`);
-      this.health.get(replica)!.lagMs = lagMs;
+      this.leave(replica, `replay is ${lagMs} ms behind (REPLICA_MAX_LAG_MS ${this.options.maxLagMs})`, lagMs);
       return;
     }
     if (!before.inRotation) this.options.log?.(`${replica.name} (${replica.address}) is in the read rotation (${lagMs} ms behind)`);

@@ -40,3 +40,17 @@ export function startServer(env: Record<string, string>, options: { detached?: b
 }
 
 export const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+/** Runs `work` with a started server, which is gone afterwards whatever happened (SIGKILL if still running). */
+export async function withServer<T>(env: Record<string, string>, work: (server: Awaited<ReturnType<typeof startServer>>) => Promise<T>): Promise<T> {
+  const server = await startServer(env);
+  try {
+    return await work(server);
+  } finally {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      const gone = exited(server.child);
+      server.child.kill('SIGKILL');
+      await gone;
+    }
+  }
+}
