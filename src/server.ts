@@ -10,6 +10,7 @@ import { connectKnex } from './db/knex';
 import { projectRoot } from './paths';
 import { pendingMigrations } from './db/migrate';
 import { createPool } from './db/pool';
+import { serveWorkerMetrics } from './http/metrics';
 import { addressOf, ReadRouter, type ReadTarget } from './db/replicas';
 
 const log = (message: string) => console.log(message);
@@ -92,6 +93,7 @@ function supervise(config: Config, database: Database): void {
     console.error(`Worker ${worker.process.pid} exited (${signal ?? `status ${code}`}); starting another${lived < 5000 ? ' in 1 s' : ''}`);
     setTimeout(() => (stopping ? undefined : fork()), lived < 5000 ? 1000 : 0);
   });
+  serveWorkerMetrics();
   for (let i = 0; i < config.webConcurrency; i++) fork();
 
   const stop = (signal: string) => {

@@ -53,6 +53,22 @@ describe('WEB_CONCURRENCY=2', () => {
     expect(together.filter((s) => s === 429)).toHaveLength(10);
   });
 
+  it('answers /metrics for all its workers together', async () => {
+    const text = await withServer({ AUTH: 'on', WEB_CONCURRENCY: '2', API_RATE_LIMIT_PER_MINUTE: '1000' }, async ({ child, base }) => {
+      await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
+      for (let i = 0; i < 12; i++) await get(`${base}/v2/questioner?country_id=1`);
+      return new Promise<string>((resolve, reject) => {
+        http.get(`${base}/metrics`, { agent: false }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => resolve(body));
+        }).on('error', reject);
+      });
+    });
+    // Whichever worker answered, the count is that of both.
+    expect(text).toMatch(/^http_requests_total\{method="GET",route="\/v2\/questioner",status="200"\} 12$/m);
+    expect(text).toMatch(/^db_database_in_rotation\{database="primary",role="primary"\} 1$/m);
+  });
+
   it('replaces a worker that dies, and stops every worker and then itself on SIGTERM', () =>
     withServer({ WEB_CONCURRENCY: '2' }, async ({ child, base, output }) => {
       await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });

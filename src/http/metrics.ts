@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import crypto from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import client from 'prom-client';
@@ -68,6 +69,8 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
     help: '1 when reads go to this database (a replica in the rotation, or the primary), else 0.',
     labelNames: ['database', 'role'],
     registers: [registry],
+    // Across worker processes: in the rotation only where every worker has it there.
+    aggregator: 'min',
     collect() {
       for (const s of reads.status()) this.set({ database: s.name, role: s.role }, Number(s.in_rotation));
     },
@@ -77,6 +80,7 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
     help: 'How far a replica replays behind its primary, as last checked (0 for the primary).',
     labelNames: ['database', 'role'],
     registers: [registry],
+    aggregator: 'max',
     collect() {
       for (const s of reads.status()) if (s.lag_ms !== null) this.set({ database: s.name, role: s.role }, s.lag_ms / 1000);
     },
@@ -102,7 +106,52 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
       // Not public: without a token, only a scraper on this machine may read it; to others it does not exist.
       throw new HttpError(404, `Nothing is served at ${req.path}.`);
     }
-    res.set('Cache-Control', 'no-store').type(registry.contentType).send(await registry.metrics());
+    res.set('Cache-Control', 'no-store').type(registry.contentType).send(await scrape());
   };
+  const scrape = cluster.isWorker ? workerScrape(registry) : () => registry.metrics();
   return { track, serve };
+}
+
+const ASK = 'rider-equipment:metrics?';
+const ANSWER = 'rider-equipment:metrics';
+
+/**
+ * In a worker (WEB_CONCURRENCY > 1), /metrics answers for the whole instance: the worker asks its
+ * supervisor, which gathers every worker's registry (prom-client's AggregatorRegistry: counters and
+ * pool gauges summed, rotation by min, lag by max) and sends the text back.
+ */
+function workerScrape(registry: client.Registry): () => Promise<string> {
+  client.AggregatorRegistry.setRegistries([registry]);
+  new client.AggregatorRegistry(); // answers the supervisor's requests for this worker's metrics
+  const waiting = new Map<number, (text: string) => void>();
+  let next = 0;
+  process.on('message', (message: { type?: string; id?: number; text?: string }) => {
+    if (message?.type === ANSWER && waiting.has(message.id!)) waiting.get(message.id!)!(message.text ?? '');
+  });
+  return () =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new Error('the supervisor did not send the metrics within 5 s'));
+      }, 5000);
+      waiting.set(id, (text) => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        resolve(text);
+      });
+      process.send!({ type: ASK, id });
+    });
+}
+
+/** In the supervisor: answers its workers' requests for the whole instance's metrics. */
+export function serveWorkerMetrics(): void {
+  const aggregator = new client.AggregatorRegistry();
+  cluster.on('message', (worker, message: { type?: string; id?: number }) => {
+    if (message?.type !== ASK) return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ type: ANSWER, id: message.id, text }),
+      (error: Error) => worker.send({ type: ANSWER, id: message.id, text: `# metrics of the workers could not be gathered: ${error.message}\n` }),
+    );
+  });
 }
