@@ -121,7 +121,7 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
       const perPath = 20;
       const fromEnv = process.env.STREAMS_PER_TOKEN;
       const cases: Array<{ label: string; extra: Record<string, string> }> = [
-        { label: fromEnv ? `as started (STREAMS_PER_TOKEN=${fromEnv} from the environment)` : 'defaults (STREAMS_PER_TOKEN=2)', extra: {} },
+        { label: fromEnv ? `as started (STREAMS_PER_TOKEN=${fromEnv} from the environment)` : 'defaults (STREAMS_PER_TOKEN=2)', extra: { STREAMS_PER_TOKEN: fromEnv ?? '2' } },
         { label: 'STREAMS_PER_TOKEN=40', extra: { STREAMS_PER_TOKEN: '40' } },
       ];
       log(`\nAbandoned downloads: ${ABORT_PATHS.length * perPath} full downloads (${ABORT_PATHS.join(', ')}) dropped after 0.3-0.5 s, a fresh service process per case`);

@@ -135,6 +135,8 @@ export async function startService(databaseUrl: string, token: string, extra: Re
     NODE_ENV: 'production',
     API_RATE_LIMIT_PER_MINUTE: '10000000',
     AUTH_FAILURES_PER_MINUTE: '10000000',
+    // The one-week scenarios stream from 4 connections with the bench's one token.
+    STREAMS_PER_TOKEN: '1000',
   };
   const overridable = ['DB_POOL_MAX', 'DB_STREAM_POOL_MAX', 'STREAMS_PER_TOKEN', 'AUTH', 'NODE_ENV', 'LOG_REQUESTS', 'API_RATE_LIMIT_PER_MINUTE', 'AUTH_FAILURES_PER_MINUTE'];
   for (const name of overridable) {

@@ -54,6 +54,17 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be on or off, got "${raw}"`);
 }
 
+/**
+ * RATE_LIMIT_STORE=auto: in PostgreSQL (shared, one statement per request) as soon as the service runs
+ * as several processes or reads from replicas; in memory (exact for one process, and free) otherwise.
+ * Several instances of one process each must say `postgres` (docs/SCALING.md).
+ */
+function rateLimitStore(chosen: 'auto' | 'postgres' | 'memory', env: Env, replicaUrls: string[]): 'postgres' | 'memory' {
+  if (chosen !== 'auto') return chosen;
+  const scaled = Number(env.WEB_CONCURRENCY || 1) > 1 || replicaUrls.length > 0 || Number(env.EMBEDDED_REPLICAS || 0) > 0;
+  return scaled ? 'postgres' : 'memory';
+}
+
 function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -134,7 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
       perMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10000000),
       failuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 10000000),
       signInFailures: integer(env, 'SIGN_IN_FAILURES_PER_15_MINUTES', 10, 1, 10000),
-      rateLimitStore: oneOf(env, 'RATE_LIMIT_STORE', ['postgres', 'memory'] as const, 'postgres'),
+      rateLimitStore: rateLimitStore(oneOf(env, 'RATE_LIMIT_STORE', ['auto', 'postgres', 'memory'] as const, 'auto'), env, replicaUrls),
     },
     sessions: {
       idleMinutes: integer(env, 'SESSION_IDLE_MINUTES', 30, 1, 10080),
