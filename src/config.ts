@@ -55,13 +55,12 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
 }
 
 /**
- * RATE_LIMIT_STORE=auto: in PostgreSQL (shared, one statement per request) as soon as the service runs
+ * RATE_LIMIT_STORE=auto: in PostgreSQL (shared, one statement per request) when `scaled`: the service runs
  * as several processes or reads from replicas; in memory (exact for one process, and free) otherwise.
  * Several instances of one process each must say `postgres` (docs/SCALING.md).
  */
-function rateLimitStore(chosen: 'auto' | 'postgres' | 'memory', env: Env, replicaUrls: string[]): 'postgres' | 'memory' {
+function rateLimitStore(chosen: 'auto' | 'postgres' | 'memory', scaled: boolean): 'postgres' | 'memory' {
   if (chosen !== 'auto') return chosen;
-  const scaled = Number(env.WEB_CONCURRENCY || 1) > 1 || replicaUrls.length > 0 || Number(env.EMBEDDED_REPLICAS || 0) > 0;
   return scaled ? 'postgres' : 'memory';
 }
 
@@ -108,6 +107,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (replicaUrls.length && !databaseUrl) throw new ConfigError('DATABASE_REPLICA_URLS needs DATABASE_URL (the primary); without it, use EMBEDDED_REPLICAS');
   const logRequests = onOff(env, 'LOG_REQUESTS', nodeEnv !== 'test');
+  const webConcurrency = integer(env, 'WEB_CONCURRENCY', 1, 1, 64);
+  const embeddedReplicas = integer(env, 'EMBEDDED_REPLICAS', 0, 0, 8);
 
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -121,7 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     embedded: {
       dir: path.resolve(projectRoot, env.EMBEDDED_PG_DIR || '.data/postgres'),
       port: integer(env, 'EMBEDDED_PG_PORT', 0, 0, 65535),
-      replicas: integer(env, 'EMBEDDED_REPLICAS', 0, 0, 8),
+      replicas: embeddedReplicas,
     },
     timeZone,
     pool: {
@@ -134,7 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
       streamStatementTimeoutMs: integer(env, 'STREAM_STATEMENT_TIMEOUT_MS', 3600000, 0, 86400000),
     },
     streamsPerToken: integer(env, 'STREAMS_PER_TOKEN', 2, 1, 1000),
-    webConcurrency: integer(env, 'WEB_CONCURRENCY', 1, 1, 64),
+    webConcurrency,
     logRequests,
     nodeEnv,
     metricsToken: env.METRICS_TOKEN || undefined,
@@ -145,7 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
       perMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10000000),
       failuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 10000000),
       signInFailures: integer(env, 'SIGN_IN_FAILURES_PER_15_MINUTES', 10, 1, 10000),
-      rateLimitStore: rateLimitStore(oneOf(env, 'RATE_LIMIT_STORE', ['auto', 'postgres', 'memory'] as const, 'auto'), env, replicaUrls),
+      rateLimitStore: rateLimitStore(oneOf(env, 'RATE_LIMIT_STORE', ['auto', 'postgres', 'memory'] as const, 'auto'), webConcurrency + replicaUrls.length + embeddedReplicas > 1),
     },
     sessions: {
       idleMinutes: integer(env, 'SESSION_IDLE_MINUTES', 30, 1, 10080),

@@ -5,7 +5,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { createSupervisor } from '../src/auth/supervisors';
 import { createToken } from '../src/auth/tokens';
-import { poolSettles, serve, testApp, testAppWithAuth, type TestApp } from './support/app';
+import { poolSettles, serve, servedApp, testApp, testAppWithAuth, type TestApp } from './support/app';
 import { databaseUrl, testDatabases } from './support/databases';
 import { expectProblem } from './support/expect';
 import { eventually } from './support/wait';
@@ -193,10 +193,9 @@ describe('STREAMS_PER_TOKEN', () => {
     ]);
     await setup.end();
     const t = await testAppWithAuth('large', { STREAMS_PER_TOKEN: '2', DB_STREAM_POOL_MAX: '6' });
-    const server = await serve(t.app);
-    const as = (token: string) => ({ authorization: `Bearer ${token}` });
-    const full = `${server.base}/v2/patrollerchecks`;
-    try {
+    await servedApp(t, async (server) => {
+      const as = (token: string) => ({ authorization: `Bearer ${token}` });
+      const full = `${server.base}/v2/patrollerchecks`;
       const first = hold(full, as(a.token));
       const second = hold(full, as(a.token));
       expect(await Promise.all([first.status, second.status])).toEqual([200, 200]);
@@ -221,27 +220,23 @@ describe('STREAMS_PER_TOKEN', () => {
       third.abort();
       fourth.abort();
       await poolSettles(t.streamPool);
-    } finally {
-      await server.close();
-      await t.close();
-    }
+    });
   });
 
   it('limits the CSV downloads of each signed-in admin session the same way', async () => {
     const t = await testAppWithAuth('large', { STREAMS_PER_TOKEN: '1', SIGN_IN_FAILURES_PER_15_MINUTES: '1000' });
-    const server = await serve(t.app);
-    const username = `streams-${process.pid}`;
-    const password = 'correct horse battery';
-    await createSupervisor(t.pool, { username, password });
-    /** A new session's cookie. */
-    const signIn = async () => {
-      const agent = request.agent(server.base);
-      const form = await agent.get('/admin/sign-in').expect(200);
-      const csrf = /name="_csrf" value="([^"]+)"/.exec(form.text)![1];
-      const res = await agent.post('/admin/sign-in').type('form').send({ _csrf: csrf, username, password, next: '/admin' }).expect(303);
-      return ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('rider_equipment.sid='))!.split(';')[0];
-    };
-    try {
+    await servedApp(t, async (server) => {
+      const username = `streams-${process.pid}`;
+      const password = 'correct horse battery';
+      await createSupervisor(t.pool, { username, password });
+      /** A new session's cookie. */
+      const signIn = async () => {
+        const agent = request.agent(server.base);
+        const form = await agent.get('/admin/sign-in').expect(200);
+        const csrf = /name="_csrf" value="([^"]+)"/.exec(form.text)![1];
+        const res = await agent.post('/admin/sign-in').type('form').send({ _csrf: csrf, username, password, next: '/admin' }).expect(303);
+        return ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('rider_equipment.sid='))!.split(';')[0];
+      };
       const [one, two] = [await signIn(), await signIn()];
       const first = hold(`${server.base}/admin/checks.csv`, { cookie: one });
       expect(await first.status).toBe(200);
@@ -254,16 +249,12 @@ describe('STREAMS_PER_TOKEN', () => {
       first.abort();
       other.abort();
       await poolSettles(t.streamPool);
-    } finally {
-      await server.close();
-      await t.close();
-    }
+    });
   });
 
   it('limits the CSV downloads of one address the same way when sign-in is off', async () => {
     const t = testApp('large', { STREAMS_PER_TOKEN: '1' });
-    const server = await serve(t.app);
-    try {
+    await servedApp(t, async (server) => {
       const first = hold(`${server.base}/admin/checks.csv`);
       expect(await first.status).toBe(200);
       const refused = await request(server.base).get('/admin/equipment/assignments.csv').expect(429);
@@ -273,9 +264,6 @@ describe('STREAMS_PER_TOKEN', () => {
       first.abort();
       await eventually(async () => (await request(server.base).get('/admin/equipment/assignments.csv')).status === 200, { what: 'the place given back' });
       await poolSettles(t.streamPool);
-    } finally {
-      await server.close();
-      await t.close();
-    }
+    });
   });
 });

@@ -8,17 +8,12 @@ import { freePort, startEmbedded, type EmbeddedServer } from '../src/db/embedded
 import { migrateDatabase } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
 import { expectProblem } from './support/expect';
+import { eventually } from './support/wait';
 
 // A throwaway PostgreSQL on its own port, which this test stops and starts under the running app.
 jest.setTimeout(60000);
 
-async function eventually(check: () => Promise<boolean>, ms = 15000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const answersAgain = { ms: 15000, every: 100, what: 'a 200 from the database come back' };
 
 describe('losing the database', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rider-equipment-loss-'));
@@ -50,7 +45,7 @@ describe('losing the database', () => {
       // The database comes up: answers resume on the same pool.
       server = await startEmbedded(dataDir, { port });
       await migrateDatabase(url);
-      await eventually(async () => (await request(app).get('/v2/questioner')).status === 200);
+      await eventually(async () => (await request(app).get('/v2/questioner')).status === 200, answersAgain);
 
       // It stops and starts again under load: every answer is a 200 or a 503, and the process carries on.
       const statuses = new Set<number>();
@@ -65,7 +60,7 @@ describe('losing the database', () => {
       res = await request(app).get('/v2/questioner');
       expectProblem(res, 503);
       server = await startEmbedded(dataDir, { port });
-      await eventually(async () => (await request(app).get('/v2/questioner')).status === 200);
+      await eventually(async () => (await request(app).get('/v2/questioner')).status === 200, answersAgain);
       loading = false;
       await load;
       expect([...statuses].sort()).toEqual([200, 503]);

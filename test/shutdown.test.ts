@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startEmbedded } from '../src/db/embedded';
+import { alive, startEmbedded } from '../src/db/embedded';
 import { buildOnce, exited, startServer } from './support/server-process';
 
 // The built server as a real process: SIGTERM lets requests in flight finish, then it exits.
@@ -56,14 +56,6 @@ describe('the embedded default when the service does not stop it itself', () => 
   let dir: string;
   const dataDir = () => path.join(dir, 'pg');
   const postmasterPid = () => Number(fs.readFileSync(path.join(dataDir(), 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rider-equipment-left-'));
     fs.chmodSync(dir, 0o755);
@@ -115,19 +107,11 @@ describe('Ctrl-C under the embedded default', () => {
       const started = Date.now();
       const exit = exited(child);
       process.kill(-child.pid!, 'SIGINT');
-      const alive = () => {
-        try {
-          process.kill(postmasterPid, 0);
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      while (alive() && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (alive(postmasterPid) && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 50));
       res.resume();
       expect(await exit).toBe(0);
       expect(Date.now() - started).toBeLessThan(8000);
-      expect(alive()).toBe(false);
+      expect(alive(postmasterPid)).toBe(false);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

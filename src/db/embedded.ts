@@ -64,7 +64,8 @@ function runningServer(dir: string): { pid: number; port: number } | undefined {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this pid exists. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -94,6 +94,7 @@ export class ReadRouter {
 
   /** The target the next read goes to. */
   pick(): ReadTarget {
+    if (!this.replicas.length) return this.primary;
     const ready = this.replicas.filter((replica) => this.health.get(replica)?.inRotation);
     if (!ready.length) return this.primary;
     this.turn = (this.turn + 1) % ready.length;

@@ -94,3 +94,14 @@ export async function serve(app: Express): Promise<{ base: string; close: () => 
       }),
   };
 }
+
+/** Serves `t` on loopback for `work`, then closes the server and the app's pools, whatever happened. */
+export async function servedApp<T>(t: TestApp, work: (server: { base: string }) => Promise<T>): Promise<T> {
+  const server = await serve(t.app);
+  try {
+    return await work(server);
+  } finally {
+    await server.close();
+    await t.close();
+  }
+}
