@@ -199,3 +199,17 @@ export function fetchJson(url: string, headers: Record<string, string>): Promise
       .on('error', reject);
   });
 }
+
+/** One GET's status and body bytes. */
+export function fetchBytes(url: string, headers: Record<string, string>): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}

@@ -16,8 +16,8 @@ import { parseOptions, type BenchOptions } from './options';
 import { findPgTool } from './pg-side';
 import * as report from './report';
 import { runLoadScenario, runStreamScenario, type LoadScenarioResult, type StreamScenarioResult, type Tools } from './runner';
-import { loadScenarios, PER_PAGE, STREAM_PATHS } from './scenarios';
-import { children, serverNodeFlags, startService, type RunningService } from './service';
+import { bareRoute, loadScenarios, pageFilters, PER_PAGE, STREAM_PATHS } from './scenarios';
+import { children, serverNodeFlags, startBareServer, startService, type RunningService } from './service';
 import { runStartup, type StartupResult } from './startup';
 
 const log = (message: string) => console.log(message);
@@ -75,7 +75,7 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
     // The layouts replace the other groups: the same rider scenarios, spread several ways.
     dataset = await ensureDataset(server, options, log);
     const ranges = { riders: dataset.riderIds, countries: dataset.countryIds };
-    const scenarios = loadScenarios(ranges, 1).filter((s) => s.group === 'rider');
+    const scenarios = loadScenarios(ranges, { last: 1, activeLast: 1, company: '', companyLast: 1 }).filter((s) => s.group === 'rider');
     log(`\nLayouts: rider scenarios, ${options.connections} connections, ${options.duration} s each`);
     await attempt('the layouts', errors, async () => {
       scale = await runScale(server, scenarios, () => issueBenchToken(server.url), tools, options, log);
@@ -92,16 +92,36 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
     if (groups.length) {
       await attempt('the request scenarios', errors, () =>
         withService(server.url, async (service) => {
-          const first = (await fetchJson(`${service.base}/v2/rider-equipment-list?per_page=${PER_PAGE}`, service.headers)) as Array<{ last_page: number }>;
-          const scenarios = loadScenarios(ranges, first[0].last_page).filter((s) => options.groups.has(s.group));
-          for (const group of groups) {
-            const connections = group === 'date' ? options.dateConnections : options.connections;
-            log(`\n${group} scenarios: ${connections} connections, ${options.duration} s each`);
-            for (const scenario of scenarios.filter((s) => s.group === group)) {
-              await attempt(`${group} /v2${scenario.path}`, errors, async () => {
-                load.push(await runLoadScenario(scenario, service, server.url, tools, options, log));
-              });
+          const list = async (query: Record<string, string>) => {
+            const params = new URLSearchParams({ ...query, per_page: String(PER_PAGE) });
+            return ((await fetchJson(`${service.base}/v2/rider-equipment-list?${params}`, service.headers)) as Array<{ last_page: number; data: Array<{ '3pl_name': string }> }>)[0];
+          };
+          const first = await list({});
+          const filters = pageFilters(first.data[0]['3pl_name']);
+          const pages = {
+            last: first.last_page,
+            activeLast: (await list(filters.active)).last_page,
+            company: filters.company['3pl_name'],
+            companyLast: (await list(filters.company)).last_page,
+          };
+          const scenarios = loadScenarios(ranges, pages).filter((s) => options.groups.has(s.group));
+          // The bare server answers what the service reads at once (rider-bounded answers and pages).
+          const bareScenarios = scenarios.filter((s) => s.group !== 'date');
+          const bare = bareScenarios.length ? await startBareServer(server.url, await Promise.all(bareScenarios.map(bareRoute))) : undefined;
+          if (bare) log(`Bare server pid ${bare.pid} (bench/bare-server.ts: Express and pg, the service's SQL, a pool of 4) on ${bare.base}`);
+          try {
+            for (const group of groups) {
+              const connections = group === 'date' ? options.dateConnections : options.connections;
+              log(`\n${group} scenarios: ${connections} connections, ${options.duration} s each`);
+              for (const scenario of scenarios.filter((s) => s.group === group)) {
+                await attempt(`${group} /v2${scenario.path}`, errors, async () => {
+                  const bareBase = bareScenarios.includes(scenario) ? bare?.base : undefined;
+                  load.push(await runLoadScenario(scenario, service, server.url, tools, options, log, bareBase));
+                });
+              }
             }
+          } finally {
+            await bare?.stop();
           }
           if (options.explain) await attempt('--explain', errors, async () => void (explain = await explainAll(server.url, scenarios)));
         }),

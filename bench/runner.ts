@@ -1,11 +1,11 @@
 // Runs the scenarios: each HTTP measurement is followed at once by PostgreSQL alone on the same SQL,
 // so that both see the same machine load (the machine is shared; figures are noisy).
-import { fetchStream, runLoad, type LoadResult } from './http-load';
+import { fetchBytes, fetchStream, runLoad, type LoadResult } from './http-load';
 import { isUnfinished, runCopy, runPgbench, unfinishedText, type CopyResult, type PgbenchOutcome, type PgbenchResult, type PgTool } from './pg-side';
-import { loadTarget, naivePageScript, serviceScript, serviceSql, type LoadScenario, type OperationPath } from './scenarios';
+import { loadTarget, naivePageScript, pathMaker, serviceScript, serviceSql, type LoadScenario, type OperationPath } from './scenarios';
 import { inlineParameters } from './pgbench-sql';
 import { RssWatch, type RunningService } from './service';
-import { medianOf } from './stats';
+import { median, medianOf } from './stats';
 
 export interface Settings {
   duration: number;
@@ -34,9 +34,15 @@ export interface LoadScenarioResult {
   noRiderTarget: boolean;
   /** Medians over the repeats (see pgbenchMedian for runs that did not finish). */
   http: HttpRun;
+  /** The bare server on the same SQL (bare-server.ts), same load, same run; absent when not measured. */
+  bare?: LoadResult;
+  /** The service's req/s over the bare server's, per run (both in the same run), median over the runs. */
+  bareRatio?: number;
+  /** Draws whose answers were compared byte for byte between the service and the bare server. */
+  bareChecked?: number;
   pgbench?: PgbenchOutcome;
   naive?: PgbenchOutcome;
-  runs: { http: HttpRun[]; pgbench: PgbenchOutcome[]; naive: PgbenchOutcome[] };
+  runs: { http: HttpRun[]; bare: LoadResult[]; pgbench: PgbenchOutcome[]; naive: PgbenchOutcome[] };
   pgbenchScript?: string;
   pgbenchDefines?: Record<string, string>;
 }
@@ -55,6 +61,24 @@ export function pgbenchMedian(runs: readonly PgbenchOutcome[]): PgbenchOutcome |
   return medianOf(runs.filter((r): r is PgbenchResult => !isUnfinished(r)));
 }
 
+/** How many draws of a scenario are compared byte for byte between the service and the bare server. */
+const BYTE_CHECKS = 20;
+
+/**
+ * The bare server must send exactly the service's bytes, or its speed says nothing: the same URLs
+ * (fresh draws of the random parameter) are asked of both and their bodies compared.
+ */
+async function checkSameBytes(scenario: LoadScenario, service: RunningService, bareBase: string): Promise<number> {
+  const next = pathMaker(loadTarget(scenario));
+  for (let i = 0; i < BYTE_CHECKS; i++) {
+    const path = next();
+    const [ours, bare] = await Promise.all([fetchBytes(`${service.base}${path}`, service.headers), fetchBytes(`${bareBase}${path}`, {})]);
+    if (ours.status !== 200 || bare.status !== 200) throw new Error(`GET ${path}: the service answered ${ours.status}, the bare server ${bare.status}`);
+    if (!ours.body.equals(bare.body)) throw new Error(`GET ${path}: the bare server's answer differs from the service's (${bare.body.length} vs ${ours.body.length} bytes)`);
+  }
+  return BYTE_CHECKS;
+}
+
 export async function runLoadScenario(
   scenario: LoadScenario,
   service: RunningService,
@@ -62,6 +86,7 @@ export async function runLoadScenario(
   tools: Tools,
   settings: Settings,
   log: (msg: string) => void,
+  bareBase?: string,
 ): Promise<LoadScenarioResult> {
   const target = loadTarget(scenario);
   const script = await serviceScript(scenario);
@@ -69,8 +94,9 @@ export async function runLoadScenario(
   const connections = scenario.group === 'date' ? settings.dateConnections : settings.connections;
   const load = { connections, duration: settings.duration, headers: service.headers };
   const pgbenchOptions = { connections, duration: settings.duration, graceSeconds: settings.pgbenchGrace, mode: settings.pgbenchMode };
-  const runs: LoadScenarioResult['runs'] = { http: [], pgbench: [], naive: [] };
+  const runs: LoadScenarioResult['runs'] = { http: [], bare: [], pgbench: [], naive: [] };
   const name = `${scenario.group} ${scenario.path} (${scenario.label})`;
+  const bareChecked = bareBase ? await checkSameBytes(scenario, service, bareBase) : undefined;
 
   for (let i = 0; i < settings.repeat; i++) {
     if (settings.warmup > 0) await runLoad(service.base, target, { ...load, duration: settings.warmup });
@@ -80,6 +106,12 @@ export async function runLoadScenario(
     runs.http.push({ ...http, rssPeakMB: rss.peakMB, rssSampledMaxMB: rss.sampledMaxMB });
     let line = `  ${name}: ${fmt(http.rps)} req/s, p50 ${fmt(http.p50Ms, 2)} ms, p99 ${fmt(http.p99Ms, 2)} ms, RSS ${fmt(rss.peakMB)} MB`;
     if (http.errors || http.non2xx) line += `, ${http.errors} errors, non-2xx: ${JSON.stringify(http.otherStatuses)}`;
+    if (bareBase) {
+      if (settings.warmup > 0) await runLoad(bareBase, target, { ...load, headers: {}, duration: settings.warmup });
+      const bare = await runLoad(bareBase, target, { ...load, headers: {} });
+      runs.bare.push(bare);
+      line += ` | bare ${fmt(bare.rps)} req/s, p99 ${fmt(bare.p99Ms, 2)} ms (${fmt(http.rps / bare.rps, 2)}x)`;
+    }
     if (tools.pgbench) {
       const pg = await runPgbench(tools.pgbench, dbUrl, script.script, { ...pgbenchOptions, defines: script.defines });
       runs.pgbench.push(pg);
@@ -99,6 +131,9 @@ export async function runLoadScenario(
     connections,
     noRiderTarget: scenario.noRiderTarget ?? false,
     http: medianOf(runs.http),
+    bare: runs.bare.length ? medianOf(runs.bare) : undefined,
+    bareRatio: runs.bare.length ? median(runs.bare.map((bare, i) => runs.http[i].rps / bare.rps)) : undefined,
+    bareChecked,
     pgbench: pgbenchMedian(runs.pgbench),
     naive: pgbenchMedian(runs.naive),
     runs,

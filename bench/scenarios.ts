@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { operations } from '../src/api/v2/router';
 import { toNative, type NativeQuery } from '../src/db/knex';
 import { toPgbenchStatement, type PgbenchStatement } from './pgbench-sql';
+import type { BareRoute } from './bare-server';
 
 export type OperationPath = keyof typeof operations;
 type AnyOperation = {
@@ -34,7 +35,20 @@ export interface LoadScenario {
   naive?: { page: number };
 }
 
-export function loadScenarios(ranges: { riders: IdRange; countries: IdRange }, lastPage: number): LoadScenario[] {
+/** What the page scenarios need to know of the list: its last pages, unfiltered and with filters. */
+export interface PageInfo {
+  last: number;
+  /** The last page with active=1. */
+  activeLast: number;
+  /** A 3PL's name, and its last page. */
+  company: string;
+  companyLast: number;
+}
+
+/** The list's query strings whose last page the page scenarios need (see PageInfo). */
+export const pageFilters = (company: string) => ({ all: {}, active: { active: '1' }, company: { '3pl_name': company } });
+
+export function loadScenarios(ranges: { riders: IdRange; countries: IdRange }, pages: PageInfo): LoadScenario[] {
   const rider = { param: 'rider_id', variable: 'rider', range: ranges.riders };
   const week = (name: string) => ({ [`${name}_date_from`]: WEEK.from, [`${name}_date_to`]: WEEK.to });
   const weekLabel = (name: string) => `${name}_date ${WEEK.from}..${WEEK.to}`;
@@ -51,10 +65,20 @@ export function loadScenarios(ranges: { riders: IdRange; countries: IdRange }, l
     { group: 'date', path: '/assign-list', label: weekLabel('assign'), query: week('assign') },
     { group: 'date', path: '/product-exchanges', label: weekLabel('exchange'), query: week('exchange') },
     { group: 'date', path: '/product-returns', label: weekLabel('return'), query: week('return') },
+    // The first two are page 1 and the last page without filters (compared with each other and
+    // with the naive query); then the last pages with each filter.
     { group: 'page', path: '/rider-equipment-list', label: `page 1, per_page=${PER_PAGE}`, query: { per_page: String(PER_PAGE), page: '1' }, naive: { page: 1 } },
     {
-      group: 'page', path: '/rider-equipment-list', label: `last page (${lastPage}), per_page=${PER_PAGE}`,
-      query: { per_page: String(PER_PAGE), page: String(lastPage) }, naive: { page: lastPage },
+      group: 'page', path: '/rider-equipment-list', label: `last page (${pages.last}), per_page=${PER_PAGE}`,
+      query: { per_page: String(PER_PAGE), page: String(pages.last) }, naive: { page: pages.last },
+    },
+    {
+      group: 'page', path: '/rider-equipment-list', label: `active=1, last page (${pages.activeLast})`,
+      query: { active: '1', per_page: String(PER_PAGE), page: String(pages.activeLast) },
+    },
+    {
+      group: 'page', path: '/rider-equipment-list', label: `3pl_name=${pages.company}, last page (${pages.companyLast})`,
+      query: { '3pl_name': pages.company, per_page: String(PER_PAGE), page: String(pages.companyLast) },
     },
   ];
 }
@@ -144,4 +168,27 @@ export function naivePageScript(page: number, perPage = PER_PAGE): PgbenchScript
     FROM (SELECT count(*) AS total FROM riders r JOIN companies c ON c.id = r.company_id
           WHERE EXISTS (SELECT 1 FROM assignments a WHERE a.rider_id = r.id)) AS t`;
   return scriptFor({ text, values: [page, (page - 1) * perPage, perPage] }, undefined);
+}
+
+/**
+ * The bare server's route for a scenario (see bare-server.ts): the service's compiled SQL for it, with
+ * the positions the drawn parameter fills. Only for answers the service reads at once (rider-bounded
+ * and pages); whole-table answers stream through COPY in the service.
+ */
+export async function bareRoute(scenario: LoadScenario, index: number): Promise<BareRoute> {
+  const random = scenario.random;
+  const query = random ? { ...scenario.query, [random.param]: SENTINEL } : scenario.query;
+  const native = await serviceSql(scenario.path, query);
+  const positions = native.values.flatMap((value, i) => (random && String(value) === SENTINEL ? [i] : []));
+  if (random && positions.length === 0) throw new Error(`the ${random.param} value did not reach the SQL`);
+  const fixed = new URLSearchParams(scenario.query).toString();
+  return {
+    key: `/v2${scenario.path}?${fixed}`,
+    param: random?.param,
+    positions,
+    name: `bare_${index}`,
+    text: native.text,
+    values: native.values.map((value) => (random && String(value) === SENTINEL ? null : value)),
+    array: operations[scenario.path].stream,
+  };
 }

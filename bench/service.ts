@@ -3,9 +3,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../src/db/embedded';
 import { projectRoot } from '../src/paths';
+import type { BareRoute } from './bare-server';
 
 export const serverScript = path.join(projectRoot, 'dist', 'src', 'server.js');
 
@@ -153,4 +155,26 @@ export async function startService(databaseUrl: string, token: string, extra: Re
     throw new Error(`${(error as Error).message}\n${output()}`);
   }
   return { base, pid: child.pid!, headers: { authorization: `Bearer ${token}` }, settings, stop: () => stopProcess(child) };
+}
+
+export const bareScript = path.join(projectRoot, 'dist', 'bench', 'bare-server.js');
+
+/** The bench's bare server (bare-server.ts) on a free loopback port, with the service's node flags. */
+export async function startBareServer(databaseUrl: string, routes: BareRoute[]): Promise<{ base: string; pid: number; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-bare-'));
+  const file = path.join(dir, 'routes.json');
+  fs.writeFileSync(file, JSON.stringify(routes));
+  const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: String(port), BENCH_BARE_ROUTES: file };
+  const child = spawn(process.execPath, [...serverNodeFlags, bareScript], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  child.on('exit', () => {
+    children.delete(child);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the bare server exited (${code}) before it listened`)));
+  });
+  return { base: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopProcess(child) };
 }
