@@ -1,7 +1,6 @@
 import path from 'node:path';
 import compression from 'compression';
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import morgan from 'morgan';
 import type { Config } from './config';
 import type { Pool } from './db/pool';
@@ -16,6 +15,7 @@ import { rateLimitStores } from './auth/rate-limit-store';
 import { createSignIn } from './auth/sign-in';
 import { createMetrics } from './http/metrics';
 import { requestId } from './http/request-id';
+import { securityHeaders } from './http/security-headers';
 import { StreamLimit } from './http/stream-limit';
 import type { TokenCache } from './auth/tokens';
 import { projectRoot } from './paths';
@@ -72,7 +72,7 @@ export function createApp({ pool, streamPool = pool, reads = primaryOnly(pool, s
   }
   // upgrade-insecure-requests only where TLS is known to be in front: over plain HTTP on another
   // address (HOST=0.0.0.0) it would send every page's own CSS and forms to an https that is not there.
-  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.trustProxy ? [] : null } } }));
+  app.use(securityHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.trustProxy ? [] : null } } }));
   app.use(compressWhenAccepted());
 
   // The API first: its requests, the busiest, then pass no other layer.

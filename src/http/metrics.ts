@@ -86,12 +86,25 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
     },
   });
 
+  // The labelled children of each method, route and status, looked up once each (prom-client would
+  // otherwise hash the label object on every request). Routes are patterns, so there are few.
+  const children = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof durations.labels> }>();
+  const childrenOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${status} ${route}`;
+    let found = children.get(key);
+    if (!found) {
+      found = { count: requests.labels(method, route, String(status)), time: durations.labels(method, route, String(status)) };
+      children.set(key, found);
+    }
+    return found;
+  };
+
   const track: RequestHandler = (req, res, next) => {
     const started = process.hrtime.bigint();
     res.once('close', () => {
-      const labels = { method: req.method, route: routeOf(req), status: String(res.statusCode) };
-      requests.inc(labels);
-      durations.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      const { count, time } = childrenOf(req.method, routeOf(req), res.statusCode);
+      count.inc();
+      time.observe(Number(process.hrtime.bigint() - started) / 1e9);
     });
     next();
   };
