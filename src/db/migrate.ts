@@ -5,6 +5,7 @@ import * as riderItemCounts from '../../db/migrations/20261122_002_rider_item_co
 import * as access from '../../db/migrations/20261122_003_access';
 import * as checkQuestioners from '../../db/migrations/20261123_004_check_questioners';
 import * as rateLimits from '../../db/migrations/20261123_005_rate_limits';
+import * as riderListKept from '../../db/migrations/20261123_006_rider_list_kept';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -18,6 +19,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261122_003_access', access],
   ['20261123_004_check_questioners', checkQuestioners],
   ['20261123_005_rate_limits', rateLimits],
+  ['20261123_006_rider_list_kept', riderListKept],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

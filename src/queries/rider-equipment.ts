@@ -46,31 +46,94 @@ const productEntry = `json_build_object(
   'return_date', ${datetime('a.deleted_at')},
   'active', a.deleted_at IS NULL)`;
 
+/** Which kept flag and array the `active` filter reads (migrations 002 and 006). */
+function kind(values: Filters) {
+  if (values.active === true) return { flag: 'r.active_items > 0', count: 'with_active', doc: 'active_doc' };
+  if (values.active === false) return { flag: 'r.returned_items > 0', count: 'with_returned', doc: 'returned_doc' };
+  return { flag: '(r.active_items > 0 OR r.returned_items > 0)', count: 'with_items', doc: 'all_doc' };
+}
+
+/**
+ * Rider `r`'s products array: kept ready in rider_products when its dates were formatted in this
+ * session's time zone, else built from the assignments (the same text; the tests compare them).
+ */
+function productsOf(values: Filters) {
+  const built = assignmentsOf(values)
+    .join('products as p', 'p.id', 'a.product_id')
+    .join('product_variations as v', 'v.id', 'a.variation_id')
+    .select(sql.raw(`json_agg(${productEntry} ORDER BY a.assigned_at, a.id)`));
+  return sql.raw(
+    `CASE WHEN (SELECT zone FROM rider_products_zone) = current_setting('TimeZone')
+       THEN (SELECT k.${kind(values).doc} FROM rider_products k WHERE k.rider_id = r.id)
+       ELSE ? END`,
+    [built],
+  );
+}
+
+/**
+ * The one 3PL the filters and the scope leave, as a scalar subquery (3PL names are unique, so a
+ * name and a scope give at most one); undefined when neither limits the 3PL.
+ */
+function onlyCompany(values: Filters) {
+  if (values['3pl_name'] === undefined && !values.company_id) return undefined;
+  return applyScope(applyFilters(sql('companies as c'), params, values, ['3pl_name']), values, 'c.id').select('c.id');
+}
+
+/**
+ * The ids of the page's riders without a rider filter, from the kept blocks (migration 006): their
+ * running sums give the block holding the page's first rider and how many of that block's riders
+ * come before it, so only that block onwards is read, whatever the page. Also the total.
+ */
+function keptPage(values: Filters, offset: number, perPage: number) {
+  const { flag, count } = kind(values);
+  const company = onlyCompany(values);
+  const blocks = sql('rider_list_blocks as b').select('b.block', sql.raw(`sum(b.${count})::bigint AS n`)).groupBy('b.block');
+  const riders = sql('riders as r').select('r.id').whereRaw(flag).whereRaw('r.id >= (SELECT first_id FROM start)');
+  if (company) {
+    blocks.where('b.company_id', company);
+    riders.where('r.company_id', company.clone());
+  }
+  const ctes = sql.raw(
+    `WITH blocks AS ?,
+     placed AS (SELECT block, n, sum(n) OVER (ORDER BY block) - n AS before FROM blocks),
+     start AS (SELECT block << 10 AS first_id, ?::bigint - before AS skip FROM placed
+                WHERE before <= ?::bigint AND ?::bigint < before + n ORDER BY block LIMIT 1)`,
+    [blocks, offset, offset, offset],
+  );
+  const ids = sql.raw('(SELECT q.id FROM ? AS q ORDER BY q.id OFFSET (SELECT skip FROM start) LIMIT ?)', [riders, perPage]);
+  const total = sql.raw('(SELECT coalesce(sum(n), 0)::bigint AS total FROM blocks)');
+  return { ctes, ids, total };
+}
+
 /** The page envelope, built whole by PostgreSQL in one statement: `[{current_page, data, total, per_page, last_page}]`. */
 export function wirePage(values: Filters) {
   const page = values.page ?? 1;
   const perPage = values.per_page ?? 100;
-  const pageIds = filtered(values).select('r.id').orderBy('r.id').limit(perPage).offset((page - 1) * perPage);
-  const products = assignmentsOf(values)
-    .join('products as p', 'p.id', 'a.product_id')
-    .join('product_variations as v', 'v.id', 'a.variation_id')
-    .select(sql.raw(`json_agg(${productEntry} ORDER BY a.assigned_at, a.id)`));
+  const offset = (page - 1) * perPage;
+  // One rider: filtered and counted directly (one index lookup). Otherwise the kept blocks.
+  const { ctes, ids, total } =
+    values.rider_id !== undefined
+      ? {
+          ctes: undefined,
+          ids: filtered(values).select('r.id').orderBy('r.id').limit(perPage).offset(offset),
+          total: filtered(values).count({ total: '*' }),
+        }
+      : keptPage(values, offset, perPage);
   const entries = sql
-    .from(pageIds.as('page_ids'))
+    .from(sql.raw('? AS page_ids', [ids]))
     .join('riders as r', 'r.id', 'page_ids.id')
     .join('companies as c', 'c.id', 'r.company_id')
     .join('countries as co', 'co.id', 'r.country_id')
-    .select('r.id', sql.raw(`json_build_object('rider_id', r.id::text, '3pl_name', c.name, 'country_code', co.code, 'products', ?) AS entry`, [products]));
-  const total = filtered(values).count({ total: '*' });
+    .select('r.id', sql.raw(`json_build_object('rider_id', r.id::text, '3pl_name', c.name, 'country_code', co.code, 'products', ?) AS entry`, [productsOf(values)]));
   return sql.raw(
-    `SELECT json_build_array(json_build_object(
+    `${ctes ? '? ' : ''}SELECT json_build_array(json_build_object(
        'current_page', ?::int,
        'data', COALESCE((SELECT json_agg(d.entry ORDER BY d.id) FROM ? AS d), '[]'::json),
        'total', t.total,
        'per_page', ?::int,
        'last_page', GREATEST(1, CEIL(t.total::numeric / ?::int))::int))::text AS json
      FROM ? AS t`,
-    [page, entries, perPage, perPage, total],
+    [...(ctes ? [ctes] : []), page, entries, perPage, perPage, total],
   );
 }
 
