@@ -2,6 +2,7 @@ import type pg from 'pg';
 import request from 'supertest';
 import { toNative } from '../src/db/knex';
 import { filtered, wirePage, type Filters } from '../src/queries/rider-equipment';
+import { naivePageScript } from '../bench/scenarios';
 import { testApp, type TestApp } from './support/app';
 
 // What the rider equipment list reads instead of computing it (migration 006): the riders with
@@ -127,6 +128,20 @@ describe('GET /v2/rider-equipment-list from the kept data', () => {
     const built = await request(apps.largeOtherZone.app).get('/v2/rider-equipment-list').query(query);
     expect(kept.status).toBe(200);
     expect(kept.text).toBe(built.text);
+  });
+
+  it.each([
+    [1, 100],
+    [2, 7],
+    [40, 100],
+    [41, 100],
+    [572, 7],
+  ])('sends page %i of %i the same bytes as the plain json_build_object query over every rider', async (page, perPage) => {
+    const reference = naivePageScript(page, perPage).sample;
+    const expected = (await apps.large.pool.query<{ json: string }>(reference)).rows[0].json;
+    const answer = await request(apps.large.app).get('/v2/rider-equipment-list').query({ page, per_page: perPage });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toBe(expected);
   });
 
   it('pages through every rider exactly once, in id order, for each filter and scope', async () => {

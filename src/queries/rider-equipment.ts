@@ -3,7 +3,7 @@ import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, type ParamValues } from '../filters/define';
-import { datetime } from './sql-fragments';
+import { datetime, jsonObjectText, jsonValue } from './sql-fragments';
 
 export const params = defineParams({
   rider_id: { type: 'bigint', column: 'r.id', label: 'Rider ID', description: 'Only this rider.' },
@@ -119,22 +119,34 @@ export function wirePage(values: Filters) {
           total: filtered(values).count({ total: '*' }),
         }
       : keptPage(values, offset, perPage);
+  const entry = jsonObjectText([
+    ['rider_id', jsonValue('r.id::text')],
+    ['3pl_name', jsonValue('c.name')],
+    ['country_code', jsonValue('co.code')],
+    ['products', jsonValue('?')],
+  ]);
   const entries = sql
     .from(sql.raw('? AS page_ids', [ids]))
     .join('riders as r', 'r.id', 'page_ids.id')
     .join('companies as c', 'c.id', 'r.company_id')
     .join('countries as co', 'co.id', 'r.country_id')
-    .select('r.id', sql.raw(`json_build_object('rider_id', r.id::text, '3pl_name', c.name, 'country_code', co.code, 'products', ?) AS entry`, [productsOf(values)]));
-  return sql.raw(
-    `${ctes ? '? ' : ''}SELECT json_build_array(json_build_object(
-       'current_page', ?::int,
-       'data', COALESCE((SELECT json_agg(d.entry ORDER BY d.id) FROM ? AS d), '[]'::json),
-       'total', t.total,
-       'per_page', ?::int,
-       'last_page', GREATEST(1, CEIL(t.total::numeric / ?::int))::int))::text AS json
-     FROM ? AS t`,
-    [...(ctes ? [ctes] : []), page, entries, perPage, perPage, total],
-  );
+    .select('r.id', sql.raw(`${entry} AS entry`, [productsOf(values)]));
+  // json_build_array(json_build_object(...))::text with json_agg's ", " between entries, as text.
+  const envelope = jsonObjectText([
+    ['current_page', jsonValue('?::int')],
+    ['data', `'[' || COALESCE((SELECT string_agg(d.entry, ', ' ORDER BY d.id) FROM ? AS d), '') || ']'`],
+    ['total', jsonValue('t.total')],
+    ['per_page', jsonValue('?::int')],
+    ['last_page', jsonValue('GREATEST(1, CEIL(t.total::numeric / ?::int))::int')],
+  ]);
+  return sql.raw(`${ctes ? '? ' : ''}SELECT '[' || ${envelope} || ']' AS json FROM ? AS t`, [
+    ...(ctes ? [ctes] : []),
+    page,
+    entries,
+    perPage,
+    perPage,
+    total,
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,3 +13,14 @@ export const assignMethod = (column: string) => `CASE ${column} WHEN 0 THEN 'Man
 
 /** Selects one JSON text column named `json`, built by PostgreSQL and passed through untouched. */
 export const jsonColumn = (objectSql: string) => sql.raw(`${objectSql}::text AS json`);
+
+/** A value as JSON text, as json_build_object writes it (SQL NULL as null). */
+export const jsonValue = (expression: string) => `coalesce(to_json(${expression})::text, 'null')`;
+
+/**
+ * json_build_object(key, value, ...)::text for values already in JSON text (see jsonValue), built
+ * by concatenation: the same bytes (`{"key" : value, ...}`), without json_build_object and json_agg
+ * copying a large value through their JSON output again at every level (a list page is ~250 KB).
+ */
+export const jsonObjectText = (pairs: Array<[key: string, jsonText: string]>) =>
+  `('{' || ${pairs.map(([key, value], i) => `'${i ? ', ' : ''}${JSON.stringify(key).replace(/'/g, "''")} : ' || ${value}`).join(' || ')} || '}')`;
