@@ -134,12 +134,12 @@ export function wirePage(values: Filters) {
   // json_build_array(json_build_object(...))::text with json_agg's ", " between entries, as text.
   const envelope = jsonObjectText([
     ['current_page', jsonValue('?::int')],
-    ['data', `'[' || COALESCE((SELECT string_agg(d.entry, ', ' ORDER BY d.id) FROM ? AS d), '') || ']'`],
+    ['data', `'[', (SELECT string_agg(d.entry, ', ' ORDER BY d.id) FROM ? AS d), ']'`],
     ['total', jsonValue('t.total')],
     ['per_page', jsonValue('?::int')],
     ['last_page', jsonValue('GREATEST(1, CEIL(t.total::numeric / ?::int))::int')],
-  ]);
-  return sql.raw(`${ctes ? '? ' : ''}SELECT '[' || ${envelope} || ']' AS json FROM ? AS t`, [
+  ], '[', ']');
+  return sql.raw(`${ctes ? '? ' : ''}SELECT ${envelope} AS json FROM ? AS t`, [
     ...(ctes ? [ctes] : []),
     page,
     entries,

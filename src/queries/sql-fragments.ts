@@ -19,8 +19,9 @@ export const jsonValue = (expression: string) => `coalesce(to_json(${expression}
 
 /**
  * json_build_object(key, value, ...)::text for values already in JSON text (see jsonValue), built
- * by concatenation: the same bytes (`{"key" : value, ...}`), without json_build_object and json_agg
- * copying a large value through their JSON output again at every level (a list page is ~250 KB).
+ * by one concat(): the same bytes (`{"key" : value, ...}`), without json_build_object and json_agg
+ * copying a large value through their JSON output again at every level (a list page is ~250 KB),
+ * nor a chain of || copying it once per piece. `before` and `after`: literal text around it (no quotes).
  */
-export const jsonObjectText = (pairs: Array<[key: string, jsonText: string]>) =>
-  `('{' || ${pairs.map(([key, value], i) => `'${i ? ', ' : ''}${JSON.stringify(key).replace(/'/g, "''")} : ' || ${value}`).join(' || ')} || '}')`;
+export const jsonObjectText = (pairs: Array<[key: string, jsonText: string]>, before = '', after = '') =>
+  `concat('${before}{', ${pairs.map(([key, value], i) => `'${i ? ', ' : ''}${JSON.stringify(key).replace(/'/g, "''")} : ', ${value}`).join(', ')}, '}${after}')`;
