@@ -100,7 +100,12 @@ function keptPage(values: Filters, offset: number, perPage: number) {
                 WHERE before <= ?::bigint AND ?::bigint < before + n ORDER BY block LIMIT 1)`,
     [blocks, offset, offset, offset],
   );
-  const ids = sql.raw('(SELECT q.id FROM ? AS q ORDER BY q.id OFFSET (SELECT skip FROM start) LIMIT ?)', [riders, perPage]);
+  // The page size is written into the SQL (a validated whole number, and already part of the
+  // statement's shape): as a parameter, PostgreSQL's generic plan would assume a tenth of all riders
+  // and hash-join every rider; as a literal the generic plan is the custom one, so after a few runs
+  // a prepared statement is no longer planned on every request (about 1 ms of the page's 5).
+  if (!Number.isInteger(perPage) || perPage < 1) throw new TypeError(`per_page must be a positive whole number, not ${perPage}`);
+  const ids = sql.raw(`(SELECT q.id FROM ? AS q ORDER BY q.id OFFSET (SELECT skip FROM start) LIMIT ${perPage})`, [riders]);
   const total = sql.raw('(SELECT coalesce(sum(n), 0)::bigint AS total FROM blocks)');
   return { ctes, ids, total };
 }
