@@ -6,7 +6,7 @@ import { naivePageScript } from '../bench/scenarios';
 import { testApp, type TestApp } from './support/app';
 
 // What the rider equipment list reads instead of computing it (migration 006): the riders with
-// equipment per 3PL and id block, and each rider's products arrays. Both are kept by triggers and
+// equipment per 3PL and id block, and each rider's entry of the page's data. Both are kept by triggers and
 // must always equal their definitions (the views rider_list_block_counts and rider_product_docs).
 
 const blockDrift = `SELECT count(*)::int AS n
@@ -14,17 +14,15 @@ const blockDrift = `SELECT count(*)::int AS n
   FULL JOIN rider_list_block_counts c USING (company_id, block)
  WHERE (k.with_items, k.with_active, k.with_returned) IS DISTINCT FROM (c.with_items, c.with_active, c.with_returned)`;
 
-const productDrift = `SELECT count(*)::int AS n
-  FROM rider_products k
-  FULL JOIN rider_product_docs d USING (rider_id)
- WHERE k.all_doc::text IS DISTINCT FROM d.all_doc::text
-    OR k.active_doc::text IS DISTINCT FROM d.active_doc::text
-    OR k.returned_doc::text IS DISTINCT FROM d.returned_doc::text`;
+const entryDrift = `SELECT count(*)::int AS n
+  FROM rider_list_entries k
+  FULL JOIN rider_list_entry_docs d USING (rider_id)
+ WHERE (k.all_entry, k.active_entry, k.returned_entry) IS DISTINCT FROM (d.all_entry, d.active_entry, d.returned_entry)`;
 
-async function drift(client: pg.ClientBase | pg.Pool): Promise<{ blocks: number; products: number }> {
+async function drift(client: pg.ClientBase | pg.Pool): Promise<{ blocks: number; entries: number }> {
   return {
     blocks: (await client.query(blockDrift)).rows[0].n,
-    products: (await client.query(productDrift)).rows[0].n,
+    entries: (await client.query(entryDrift)).rows[0].n,
   };
 }
 
@@ -32,7 +30,7 @@ const apps = {} as { fixture: TestApp; large: TestApp; largeOtherZone: TestApp }
 beforeAll(() => {
   apps.fixture = testApp('fixture');
   apps.large = testApp('large');
-  // The same clock as UTC under another name: the kept arrays (formatted in 'UTC') are not used.
+  // The same clock as UTC under another name: the kept entries (formatted in 'UTC') are not used.
   apps.largeOtherZone = testApp('large', { TIME_ZONE: 'Etc/UTC' });
 });
 afterAll(async () => {
@@ -41,15 +39,15 @@ afterAll(async () => {
 
 describe('kept rider list data', () => {
   it('equals its definition in the fixture and in the generated data (bulk rebuild)', async () => {
-    expect(await drift(apps.fixture.pool)).toEqual({ blocks: 0, products: 0 });
-    expect(await drift(apps.large.pool)).toEqual({ blocks: 0, products: 0 });
+    expect(await drift(apps.fixture.pool)).toEqual({ blocks: 0, entries: 0 });
+    expect(await drift(apps.large.pool)).toEqual({ blocks: 0, entries: 0 });
     const { rows } = await apps.large.pool.query('SELECT count(*)::int AS blocks, sum(with_items)::int AS riders FROM rider_list_blocks');
     expect(rows[0].blocks).toBeGreaterThan(4); // 4,000 riders over several 3PLs and 1,024-id blocks
     const { rows: riders } = await apps.large.pool.query('SELECT count(*)::int AS n FROM riders WHERE active_items > 0 OR returned_items > 0');
     expect(rows[0].riders).toBe(riders[0].n);
   });
 
-  it('follows every kind of change to riders, assignments, products and variations', async () => {
+  it('follows every kind of change to riders, assignments, products, variations, 3PLs and countries', async () => {
     const client = await apps.fixture.pool.connect();
     const steps: Array<[string, string]> = [
       ['a first item for a rider with none', `INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
@@ -63,6 +61,9 @@ describe('kept rider list data', () => {
       ['a product renamed', `UPDATE products SET name = 'Helmet Pro' WHERE id = 10`],
       ['a variation renamed', `UPDATE product_variations SET name = 'Large Box v2' WHERE id = 21`],
       ['a rider moved to another 3PL', 'UPDATE riders SET company_id = 2 WHERE id = 101'],
+      ['a rider moved to another country', 'UPDATE riders SET country_id = 2 WHERE id = 101'],
+      ['a 3PL renamed', `UPDATE companies SET name = 'Swift & Sons' WHERE id = 2`],
+      ['a country given another code', `UPDATE countries SET code = 'ZZ' WHERE id = 1`],
       ['a new rider', `INSERT INTO riders (id, name, company_id, country_id) VALUES (5000, 'New Rider', 3, 1)`],
       ['the new rider given an item', `INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
                                        VALUES (2004, 5000, 10, 11, '2024-09-06', 1, 0, 'assign')`],
@@ -75,32 +76,32 @@ describe('kept rider list data', () => {
       await client.query('BEGIN');
       for (const [what, statement] of steps) {
         await client.query(statement);
-        expect({ what, ...(await drift(client)) }).toEqual({ what, blocks: 0, products: 0 });
+        expect({ what, ...(await drift(client)) }).toEqual({ what, blocks: 0, entries: 0 });
       }
-      const { rows } = await client.query('SELECT (SELECT count(*)::int FROM rider_products) AS arrays, (SELECT coalesce(sum(with_items), 0)::int FROM rider_list_blocks) AS riders');
-      expect(rows[0]).toEqual({ arrays: 0, riders: 0 });
+      const { rows } = await client.query('SELECT (SELECT count(*)::int FROM rider_list_entries) AS entries, (SELECT coalesce(sum(with_items), 0)::int FROM rider_list_blocks) AS riders');
+      expect(rows[0]).toEqual({ entries: 0, riders: 0 });
     } finally {
       await client.query('ROLLBACK');
       client.release();
     }
   });
 
-  it('rebuilds every array for another time zone, and refuses an unknown one', async () => {
+  it('rebuilds every entry for another time zone, and refuses an unknown one', async () => {
     const client = await apps.fixture.pool.connect();
     try {
       await client.query('BEGIN');
-      const before = (await client.query(`SELECT all_doc->0->>'assign_date' AS d FROM rider_products WHERE rider_id = 101`)).rows[0].d;
-      await client.query(`SELECT rider_products_set_zone('Asia/Dubai')`);
-      const after = (await client.query(`SELECT all_doc->0->>'assign_date' AS d FROM rider_products WHERE rider_id = 101`)).rows[0].d;
+      const before = (await client.query(`SELECT (all_entry::json)->'products'->0->>'assign_date' AS d FROM rider_list_entries WHERE rider_id = 101`)).rows[0].d;
+      await client.query(`SELECT rider_list_set_zone('Asia/Dubai')`);
+      const after = (await client.query(`SELECT (all_entry::json)->'products'->0->>'assign_date' AS d FROM rider_list_entries WHERE rider_id = 101`)).rows[0].d;
       await client.query(`SET LOCAL TimeZone = 'Asia/Dubai'`);
       const expected = (await client.query(`SELECT to_char(min(assigned_at), 'YYYY-MM-DD HH24:MI:SS') AS d FROM assignments WHERE rider_id = 101`)).rows[0].d;
       expect(after).toBe(expected);
       expect(after).not.toBe(before); // Dubai is 4 hours from UTC
-      expect(await drift(client)).toEqual({ blocks: 0, products: 0 });
+      expect(await drift(client)).toEqual({ blocks: 0, entries: 0 });
       await client.query('SAVEPOINT unknown');
-      await expect(client.query(`SELECT rider_products_set_zone('Mars/Olympus')`)).rejects.toThrow(/time zone/);
+      await expect(client.query(`SELECT rider_list_set_zone('Mars/Olympus')`)).rejects.toThrow(/time zone/);
       await client.query('ROLLBACK TO SAVEPOINT unknown');
-      expect((await client.query('SELECT zone FROM rider_products_zone')).rows[0].zone).toBe('Asia/Dubai');
+      expect((await client.query('SELECT zone FROM rider_list_zone')).rows[0].zone).toBe('Asia/Dubai');
     } finally {
       await client.query('ROLLBACK');
       client.release();
@@ -123,7 +124,7 @@ describe('GET /v2/rider-equipment-list from the kept data', () => {
     { rider_id: '1234', '3pl_name': 'No Such 3PL' },
   ];
 
-  it.each(cases)('answers %j byte for byte as when every array is built (another zone name)', async (query) => {
+  it.each(cases)('answers %j byte for byte as when every entry is built (another zone name)', async (query) => {
     const kept = await request(apps.large.app).get('/v2/rider-equipment-list').query(query);
     const built = await request(apps.largeOtherZone.app).get('/v2/rider-equipment-list').query(query);
     expect(kept.status).toBe(200);

@@ -8,15 +8,17 @@ import type { Knex } from 'knex';
 //    by walking the blocks' running sums: the last page costs what the first does, instead of
 //    skipping every rider before it.
 //
-// 2. rider_products: per rider, the wire array of its products (all, still held, returned), as JSON
-//    text exactly as the list sends it. Building it takes every assignment of a page's riders with
-//    their product and variation names and two formatted dates; stored, it is one index lookup.
-//    The dates are formatted in one time zone (rider_products_zone, UTC at first); readers whose
-//    session is in another zone build the array as before. rider_products_set_zone(zone) rebuilds
-//    every array for another zone.
+// 2. rider_list_entries: per rider, its entry of the list's `data` array (rider_id, 3pl_name,
+//    country_code and the products array, for all, still held and returned products), as the JSON
+//    text the list sends. Building an entry takes every assignment of the rider with its product and
+//    variation names and two formatted dates; stored, a page is 100 index lookups and one
+//    string_agg. The dates are formatted in one time zone (rider_list_zone, UTC at first); readers
+//    whose session is in another zone build the entries as before. rider_list_set_zone(zone)
+//    rebuilds every entry for another zone.
 //
-// The views rider_list_block_counts and rider_product_docs are the one definition of each; the
-// triggers and the bulk rebuilds write what they return, and the tests compare the two.
+// The views rider_list_block_counts and rider_list_entry_docs are the one definition of each; the
+// triggers and the bulk rebuilds write what they return, and the tests compare them, and the entries
+// with what the service builds itself.
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE TABLE rider_list_blocks (
@@ -93,138 +95,176 @@ export async function up(knex: Knex): Promise<void> {
     -- The page's riders within a block, with a 3PL: index-only, the flags read from the index.
     CREATE INDEX riders_company_list_idx ON riders (company_id, id) INCLUDE (active_items, returned_items);
 
-    CREATE TABLE rider_products_zone (
+    CREATE TABLE rider_list_zone (
       only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
       zone     text    NOT NULL
     );
-    INSERT INTO rider_products_zone (zone) VALUES ('UTC');
+    INSERT INTO rider_list_zone (zone) VALUES ('UTC');
 
-    CREATE TABLE rider_products (
-      rider_id     bigint PRIMARY KEY REFERENCES riders ON DELETE CASCADE,
-      all_doc      json   NOT NULL,
-      active_doc   json,
-      returned_doc json
+    CREATE TABLE rider_list_entries (
+      rider_id       bigint PRIMARY KEY REFERENCES riders ON DELETE CASCADE,
+      all_entry      text   NOT NULL,
+      active_entry   text,
+      returned_entry text
     );
-    COMMENT ON TABLE rider_products IS 'Each rider''s products array of /v2/rider-equipment-list (all, active, returned), dates in rider_products_zone; kept by triggers.';
+    COMMENT ON TABLE rider_list_entries IS 'Each rider''s entry in /v2/rider-equipment-list (all, active, returned products) as JSON text, dates in rider_list_zone; kept by triggers.';
 
-    CREATE VIEW rider_product_docs AS
-      SELECT a.rider_id,
-             json_agg(d.doc ORDER BY a.assigned_at, a.id) AS all_doc,
-             json_agg(d.doc ORDER BY a.assigned_at, a.id) FILTER (WHERE a.deleted_at IS NULL) AS active_doc,
-             json_agg(d.doc ORDER BY a.assigned_at, a.id) FILTER (WHERE a.deleted_at IS NOT NULL) AS returned_doc
-        FROM assignments a
-        JOIN products p ON p.id = a.product_id
-        JOIN product_variations v ON v.id = a.variation_id
-        CROSS JOIN rider_products_zone z
-        CROSS JOIN LATERAL (SELECT json_build_object(
-          'equipment_id', a.product_id,
-          'variation_id', a.variation_id,
-          'equipment_name', p.name,
-          'equipment_variation_name', v.name,
-          'assign_date', to_char(a.assigned_at AT TIME ZONE z.zone, 'YYYY-MM-DD HH24:MI:SS'),
-          'assign_type', a.assign_type,
-          'return_date', to_char(a.deleted_at AT TIME ZONE z.zone, 'YYYY-MM-DD HH24:MI:SS'),
-          'active', a.deleted_at IS NULL) AS doc) d
-       GROUP BY a.rider_id;
+    -- The text json_build_object('rider_id', ..., '3pl_name', ..., 'country_code', ..., 'products', ...)
+    -- gives, as the service writes it (see jsonObjectText); NULL when the rider has no such product.
+    CREATE VIEW rider_list_entry_docs AS
+      WITH products AS (
+        SELECT a.rider_id,
+               json_agg(d.doc ORDER BY a.assigned_at, a.id) AS all_doc,
+               json_agg(d.doc ORDER BY a.assigned_at, a.id) FILTER (WHERE a.deleted_at IS NULL) AS active_doc,
+               json_agg(d.doc ORDER BY a.assigned_at, a.id) FILTER (WHERE a.deleted_at IS NOT NULL) AS returned_doc
+          FROM assignments a
+          JOIN products p ON p.id = a.product_id
+          JOIN product_variations v ON v.id = a.variation_id
+          CROSS JOIN rider_list_zone z
+          CROSS JOIN LATERAL (SELECT json_build_object(
+            'equipment_id', a.product_id,
+            'variation_id', a.variation_id,
+            'equipment_name', p.name,
+            'equipment_variation_name', v.name,
+            'assign_date', to_char(a.assigned_at AT TIME ZONE z.zone, 'YYYY-MM-DD HH24:MI:SS'),
+            'assign_type', a.assign_type,
+            'return_date', to_char(a.deleted_at AT TIME ZONE z.zone, 'YYYY-MM-DD HH24:MI:SS'),
+            'active', a.deleted_at IS NULL) AS doc) d
+         GROUP BY a.rider_id
+      )
+      SELECT r.id AS rider_id,
+             concat(h.head, x.all_doc::text, '}') AS all_entry,
+             CASE WHEN x.active_doc IS NOT NULL THEN concat(h.head, x.active_doc::text, '}') END AS active_entry,
+             CASE WHEN x.returned_doc IS NOT NULL THEN concat(h.head, x.returned_doc::text, '}') END AS returned_entry
+        FROM products x
+        JOIN riders r ON r.id = x.rider_id
+        JOIN companies c ON c.id = r.company_id
+        JOIN countries co ON co.id = r.country_id
+        CROSS JOIN LATERAL (SELECT concat('{"rider_id" : ', coalesce(to_json(r.id::text)::text, 'null'),
+                                          ', "3pl_name" : ', coalesce(to_json(c.name)::text, 'null'),
+                                          ', "country_code" : ', coalesce(to_json(co.code)::text, 'null'),
+                                          ', "products" : ') AS head) h;
 
-    -- Writes the arrays of these riders afresh from the view (and drops those left without any).
-    -- As the owner: whoever may write assignments or products keeps the arrays right without a
+    -- Writes the entries of these riders afresh from the view (and drops those left without any
+    -- product). As the owner: whoever may write the tables they come from keeps them right without a
     -- grant on this table of its own.
-    CREATE FUNCTION rider_products_refresh(ids bigint[]) RETURNS void LANGUAGE sql
+    CREATE FUNCTION rider_list_entries_refresh(ids bigint[]) RETURNS void LANGUAGE sql
       SECURITY DEFINER SET search_path FROM CURRENT AS $$
-      DELETE FROM rider_products WHERE rider_id = ANY (ids);
-      INSERT INTO rider_products (rider_id, all_doc, active_doc, returned_doc)
-        SELECT rider_id, all_doc, active_doc, returned_doc FROM rider_product_docs WHERE rider_id = ANY (ids);
+      DELETE FROM rider_list_entries WHERE rider_id = ANY (ids);
+      INSERT INTO rider_list_entries (rider_id, all_entry, active_entry, returned_entry)
+        SELECT rider_id, all_entry, active_entry, returned_entry FROM rider_list_entry_docs WHERE rider_id = ANY (ids);
     $$;
 
-    CREATE FUNCTION rider_products_rebuild() RETURNS void LANGUAGE sql
+    CREATE FUNCTION rider_list_entries_rebuild() RETURNS void LANGUAGE sql
       SECURITY DEFINER SET search_path FROM CURRENT AS $$
-      DELETE FROM rider_products;
-      INSERT INTO rider_products (rider_id, all_doc, active_doc, returned_doc)
-        SELECT rider_id, all_doc, active_doc, returned_doc FROM rider_product_docs;
+      DELETE FROM rider_list_entries;
+      INSERT INTO rider_list_entries (rider_id, all_entry, active_entry, returned_entry)
+        SELECT rider_id, all_entry, active_entry, returned_entry FROM rider_list_entry_docs;
     $$;
 
-    -- For a service whose TIME_ZONE is not UTC: SELECT rider_products_set_zone('Europe/Berlin').
-    CREATE FUNCTION rider_products_set_zone(new_zone text) RETURNS void LANGUAGE plpgsql
+    -- For a service whose TIME_ZONE is not UTC: SELECT rider_list_set_zone('Europe/Berlin').
+    CREATE FUNCTION rider_list_set_zone(new_zone text) RETURNS void LANGUAGE plpgsql
       SECURITY DEFINER SET search_path FROM CURRENT AS $$
     BEGIN
       PERFORM now() AT TIME ZONE new_zone; -- an unknown zone fails here, before anything changes
-      UPDATE rider_products_zone SET zone = new_zone;
-      PERFORM rider_products_rebuild();
+      UPDATE rider_list_zone SET zone = new_zone;
+      PERFORM rider_list_entries_rebuild();
     END $$;
 
     -- One statement-level function for the three assignment triggers: each names its transition tables.
-    CREATE FUNCTION assignments_refresh_rider_products() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION assignments_refresh_rider_list_entries() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'INSERT' THEN
-        PERFORM rider_products_refresh(ARRAY(SELECT DISTINCT rider_id FROM new_rows));
+        PERFORM rider_list_entries_refresh(ARRAY(SELECT DISTINCT rider_id FROM new_rows));
       ELSIF TG_OP = 'DELETE' THEN
-        PERFORM rider_products_refresh(ARRAY(SELECT DISTINCT rider_id FROM old_rows));
+        PERFORM rider_list_entries_refresh(ARRAY(SELECT DISTINCT rider_id FROM old_rows));
       ELSE
-        PERFORM rider_products_refresh(ARRAY(SELECT rider_id FROM new_rows UNION SELECT rider_id FROM old_rows));
+        PERFORM rider_list_entries_refresh(ARRAY(SELECT rider_id FROM new_rows UNION SELECT rider_id FROM old_rows));
       END IF;
       RETURN NULL;
     END $$;
 
-    CREATE TRIGGER assignments_insert_rider_products
+    CREATE TRIGGER assignments_insert_rider_list_entries
       AFTER INSERT ON assignments REFERENCING NEW TABLE AS new_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION assignments_refresh_rider_products();
-    CREATE TRIGGER assignments_update_rider_products
+      FOR EACH STATEMENT EXECUTE FUNCTION assignments_refresh_rider_list_entries();
+    CREATE TRIGGER assignments_update_rider_list_entries
       AFTER UPDATE ON assignments REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION assignments_refresh_rider_products();
-    CREATE TRIGGER assignments_delete_rider_products
+      FOR EACH STATEMENT EXECUTE FUNCTION assignments_refresh_rider_list_entries();
+    CREATE TRIGGER assignments_delete_rider_list_entries
       AFTER DELETE ON assignments REFERENCING OLD TABLE AS old_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION assignments_refresh_rider_products();
+      FOR EACH STATEMENT EXECUTE FUNCTION assignments_refresh_rider_list_entries();
 
-    CREATE FUNCTION assignments_truncate_rider_products() RETURNS trigger LANGUAGE plpgsql
+    CREATE FUNCTION assignments_truncate_rider_list_entries() RETURNS trigger LANGUAGE plpgsql
       SECURITY DEFINER SET search_path FROM CURRENT AS $$
     BEGIN
-      IF EXISTS (SELECT 1 FROM rider_products) THEN
-        TRUNCATE rider_products;
+      IF EXISTS (SELECT 1 FROM rider_list_entries) THEN
+        TRUNCATE rider_list_entries;
       END IF;
       RETURN NULL;
     END $$;
-    CREATE TRIGGER assignments_truncate_rider_products
+    CREATE TRIGGER assignments_truncate_rider_list_entries
       AFTER TRUNCATE ON assignments
-      FOR EACH STATEMENT EXECUTE FUNCTION assignments_truncate_rider_products();
+      FOR EACH STATEMENT EXECUTE FUNCTION assignments_truncate_rider_list_entries();
 
-    -- A product or variation renamed: the arrays of every rider who ever held it.
-    CREATE FUNCTION products_refresh_rider_products() RETURNS trigger LANGUAGE plpgsql AS $$
+    -- A product or variation renamed: the entries of every rider who ever held it.
+    CREATE FUNCTION products_refresh_rider_list_entries() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_TABLE_NAME = 'products' THEN
-        PERFORM rider_products_refresh(ARRAY(
-          SELECT DISTINCT a.rider_id FROM assignments a
-           WHERE a.product_id IN (SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.name IS DISTINCT FROM o.name)));
+        PERFORM rider_list_entries_refresh(ARRAY(SELECT DISTINCT rider_id FROM assignments WHERE product_id = NEW.id));
       ELSE
-        PERFORM rider_products_refresh(ARRAY(
-          SELECT DISTINCT a.rider_id FROM assignments a
-           WHERE a.variation_id IN (SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.name IS DISTINCT FROM o.name)));
+        PERFORM rider_list_entries_refresh(ARRAY(SELECT DISTINCT rider_id FROM assignments WHERE variation_id = NEW.id));
       END IF;
       RETURN NULL;
     END $$;
-    CREATE TRIGGER products_rider_products
-      AFTER UPDATE ON products REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION products_refresh_rider_products();
-    CREATE TRIGGER product_variations_rider_products
-      AFTER UPDATE ON product_variations REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION products_refresh_rider_products();
+    CREATE TRIGGER products_rider_list_entries
+      AFTER UPDATE OF name ON products
+      FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION products_refresh_rider_list_entries();
+    CREATE TRIGGER product_variations_rider_list_entries
+      AFTER UPDATE OF name ON product_variations
+      FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION products_refresh_rider_list_entries();
 
-    SELECT rider_products_rebuild();
+    -- A rider moved to another 3PL or country, or a 3PL or country renamed: the entries that name it.
+    CREATE FUNCTION riders_refresh_rider_list_entries() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_TABLE_NAME = 'riders' THEN
+        PERFORM rider_list_entries_refresh(ARRAY[NEW.id]);
+      ELSIF TG_TABLE_NAME = 'companies' THEN
+        PERFORM rider_list_entries_refresh(ARRAY(SELECT id FROM riders WHERE company_id = NEW.id));
+      ELSE
+        PERFORM rider_list_entries_refresh(ARRAY(SELECT id FROM riders WHERE country_id = NEW.id));
+      END IF;
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER riders_rider_list_entries
+      AFTER UPDATE OF company_id, country_id ON riders
+      FOR EACH ROW WHEN (OLD.company_id IS DISTINCT FROM NEW.company_id OR OLD.country_id IS DISTINCT FROM NEW.country_id)
+      EXECUTE FUNCTION riders_refresh_rider_list_entries();
+    CREATE TRIGGER companies_rider_list_entries
+      AFTER UPDATE OF name ON companies
+      FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION riders_refresh_rider_list_entries();
+    CREATE TRIGGER countries_rider_list_entries
+      AFTER UPDATE OF code ON countries
+      FOR EACH ROW WHEN (OLD.code IS DISTINCT FROM NEW.code) EXECUTE FUNCTION riders_refresh_rider_list_entries();
+
+    SELECT rider_list_entries_rebuild();
   `);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
-    DROP TRIGGER product_variations_rider_products ON product_variations;
-    DROP TRIGGER products_rider_products ON products;
-    DROP TRIGGER assignments_truncate_rider_products ON assignments;
-    DROP TRIGGER assignments_delete_rider_products ON assignments;
-    DROP TRIGGER assignments_update_rider_products ON assignments;
-    DROP TRIGGER assignments_insert_rider_products ON assignments;
-    DROP FUNCTION products_refresh_rider_products(), assignments_truncate_rider_products(), assignments_refresh_rider_products(),
-      rider_products_set_zone(text), rider_products_rebuild(), rider_products_refresh(bigint[]);
-    DROP VIEW rider_product_docs;
-    DROP TABLE rider_products, rider_products_zone;
+    DROP TRIGGER countries_rider_list_entries ON countries;
+    DROP TRIGGER companies_rider_list_entries ON companies;
+    DROP TRIGGER riders_rider_list_entries ON riders;
+    DROP TRIGGER product_variations_rider_list_entries ON product_variations;
+    DROP TRIGGER products_rider_list_entries ON products;
+    DROP TRIGGER assignments_truncate_rider_list_entries ON assignments;
+    DROP TRIGGER assignments_delete_rider_list_entries ON assignments;
+    DROP TRIGGER assignments_update_rider_list_entries ON assignments;
+    DROP TRIGGER assignments_insert_rider_list_entries ON assignments;
+    DROP FUNCTION riders_refresh_rider_list_entries(), products_refresh_rider_list_entries(), assignments_truncate_rider_list_entries(),
+      assignments_refresh_rider_list_entries(), rider_list_set_zone(text), rider_list_entries_rebuild(), rider_list_entries_refresh(bigint[]);
+    DROP VIEW rider_list_entry_docs;
+    DROP TABLE rider_list_entries, rider_list_zone;
     DROP INDEX riders_company_list_idx;
     DROP TRIGGER riders_list_blocks ON riders;
     DROP FUNCTION rider_list_blocks_rebuild(), riders_keep_list_blocks(), rider_list_blocks_add(bigint, bigint, integer, integer, integer);

@@ -772,10 +772,10 @@ const TABLES = [
 // it cannot be truncated; its six rows are loaded without FREEZE.
 const TRUNCATED = TABLES.filter((table) => table !== 'companies');
 /** Derived from the seeded tables by triggers, so truncated with them and rebuilt once at the end. */
-const DERIVED = ['patrol_check_questioners', 'rider_products', 'rider_list_blocks'] as const;
+const DERIVED = ['patrol_check_questioners', 'rider_list_entries', 'rider_list_blocks'] as const;
 /** Triggers that would redo per statement what the load does once at the end. */
 const ANSWER_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `patrol_check_answers_${op}_questioner`);
-const PRODUCT_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `assignments_${op}_rider_products`);
+const ENTRY_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `assignments_${op}_rider_list_entries`);
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
@@ -870,11 +870,11 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     counts.question_answers = await copyRows(ctx, 'question_answers', ['question_id', 'position', 'name', 'name_ar', 'score', 'jump', 'skip'], questionAnswerRows(world));
 
     let p = progress();
-    // Kept data (item counts, list blocks, product and questioner arrays) is built once at the end.
+    // Kept data (item counts, list blocks and entries, questioner arrays) is built once at the end.
     await client.query('ALTER TABLE riders DISABLE TRIGGER riders_list_blocks');
     counts.riders = await copyRows(ctx, 'riders', ['id', 'name', 'company_id', 'country_id', 'active_items', 'returned_items'], riderRows(world, riders, p), p);
     await client.query('ALTER TABLE assignments DISABLE TRIGGER assignments_count_items');
-    for (const trigger of PRODUCT_TRIGGERS) await client.query(`ALTER TABLE assignments DISABLE TRIGGER ${trigger}`);
+    for (const trigger of ENTRY_TRIGGERS) await client.query(`ALTER TABLE assignments DISABLE TRIGGER ${trigger}`);
     for (const trigger of ANSWER_TRIGGERS) await client.query(`ALTER TABLE patrol_check_answers DISABLE TRIGGER ${trigger}`);
     p = progress();
     counts.assignments = await copyRows(
@@ -907,7 +907,7 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
 
     await client.query('ALTER TABLE riders ENABLE TRIGGER riders_list_blocks');
     await client.query('ALTER TABLE assignments ENABLE TRIGGER assignments_count_items');
-    for (const trigger of PRODUCT_TRIGGERS) await client.query(`ALTER TABLE assignments ENABLE TRIGGER ${trigger}`);
+    for (const trigger of ENTRY_TRIGGERS) await client.query(`ALTER TABLE assignments ENABLE TRIGGER ${trigger}`);
     for (const trigger of ANSWER_TRIGGERS) await client.query(`ALTER TABLE patrol_check_answers ENABLE TRIGGER ${trigger}`);
     await restoreConstraints(ctx, deferred);
     let rebuilt = performance.now();
@@ -916,9 +916,9 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     ctx.log(`questioner arrays: rebuilt in ${seconds(rebuilt)}`);
     rebuilt = performance.now();
     await client.query('SELECT rider_list_blocks_rebuild()');
-    await client.query('SELECT rider_products_rebuild()');
-    await client.query('ANALYZE rider_list_blocks, rider_products');
-    ctx.log(`rider list blocks and product arrays: rebuilt in ${seconds(rebuilt)}`);
+    await client.query('SELECT rider_list_entries_rebuild()');
+    await client.query('ANALYZE rider_list_blocks, rider_list_entries');
+    ctx.log(`rider list blocks and entries: rebuilt in ${seconds(rebuilt)}`);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);

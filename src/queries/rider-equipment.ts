@@ -46,27 +46,34 @@ const productEntry = `json_build_object(
   'return_date', ${datetime('a.deleted_at')},
   'active', a.deleted_at IS NULL)`;
 
-/** Which kept flag and array the `active` filter reads (migrations 002 and 006). */
+/** Which kept flag, count and entry the `active` filter reads (migrations 002 and 006). */
 function kind(values: Filters) {
-  if (values.active === true) return { flag: 'r.active_items > 0', count: 'with_active', doc: 'active_doc' };
-  if (values.active === false) return { flag: 'r.returned_items > 0', count: 'with_returned', doc: 'returned_doc' };
-  return { flag: '(r.active_items > 0 OR r.returned_items > 0)', count: 'with_items', doc: 'all_doc' };
+  if (values.active === true) return { flag: 'r.active_items > 0', count: 'with_active', entry: 'active_entry' };
+  if (values.active === false) return { flag: 'r.returned_items > 0', count: 'with_returned', entry: 'returned_entry' };
+  return { flag: '(r.active_items > 0 OR r.returned_items > 0)', count: 'with_items', entry: 'all_entry' };
 }
 
 /**
- * Rider `r`'s products array: kept ready in rider_products when its dates were formatted in this
- * session's time zone, else built from the assignments (the same text; the tests compare them).
+ * Rider `r`'s entry in `data` (`r`, `c` its 3PL, `co` its country): kept ready in rider_list_entries
+ * when its dates were formatted in this session's time zone, else built here from the assignments
+ * (the same text; the tests compare them).
  */
-function productsOf(values: Filters) {
-  const built = assignmentsOf(values)
+function entryOf(values: Filters) {
+  const products = assignmentsOf(values)
     .join('products as p', 'p.id', 'a.product_id')
     .join('product_variations as v', 'v.id', 'a.variation_id')
     .select(sql.raw(`json_agg(${productEntry} ORDER BY a.assigned_at, a.id)`));
+  const built = jsonObjectText([
+    ['rider_id', jsonValue('r.id::text')],
+    ['3pl_name', jsonValue('c.name')],
+    ['country_code', jsonValue('co.code')],
+    ['products', jsonValue('?')],
+  ]);
   return sql.raw(
-    `CASE WHEN (SELECT zone FROM rider_products_zone) = current_setting('TimeZone')
-       THEN (SELECT k.${kind(values).doc} FROM rider_products k WHERE k.rider_id = r.id)
-       ELSE ? END`,
-    [built],
+    `CASE WHEN (SELECT zone FROM rider_list_zone) = current_setting('TimeZone')
+       THEN (SELECT k.${kind(values).entry} FROM rider_list_entries k WHERE k.rider_id = r.id)
+       ELSE ${built} END`,
+    [products],
   );
 }
 
@@ -124,18 +131,12 @@ export function wirePage(values: Filters) {
           total: filtered(values).count({ total: '*' }),
         }
       : keptPage(values, offset, perPage);
-  const entry = jsonObjectText([
-    ['rider_id', jsonValue('r.id::text')],
-    ['3pl_name', jsonValue('c.name')],
-    ['country_code', jsonValue('co.code')],
-    ['products', jsonValue('?')],
-  ]);
   const entries = sql
     .from(sql.raw('? AS page_ids', [ids]))
     .join('riders as r', 'r.id', 'page_ids.id')
     .join('companies as c', 'c.id', 'r.company_id')
     .join('countries as co', 'co.id', 'r.country_id')
-    .select('r.id', sql.raw(`${entry} AS entry`, [productsOf(values)]));
+    .select('r.id', sql.raw('? AS entry', [entryOf(values)]));
   // json_build_array(json_build_object(...))::text with json_agg's ", " between entries, as text.
   const envelope = jsonObjectText([
     ['current_page', jsonValue('?::int')],
