@@ -7,7 +7,7 @@ import { testApp, type TestApp } from './support/app';
 
 // What the rider equipment list reads instead of computing it (migration 006): the riders with
 // equipment per 3PL and id block, and each rider's entry of the page's data. Both are kept by triggers and
-// must always equal their definitions (the views rider_list_block_counts and rider_product_docs).
+// must always equal their definitions (the views rider_list_block_counts and rider_list_entry_docs).
 
 const blockDrift = `SELECT count(*)::int AS n
   FROM (SELECT * FROM rider_list_blocks WHERE with_items > 0) k
