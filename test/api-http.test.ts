@@ -26,6 +26,15 @@ describe('HTTP behaviour of /v2', () => {
     expect((await request(t.app).head('/v2/patrollerchecks?rider_id=x')).status).toBe(400);
   });
 
+  it('serves an operation as Express matches a path: any letter case, one trailing slash', async () => {
+    const plain = await request(t.app).get('/v2/assign-list?rider_id=101').expect(200);
+    expect((await request(t.app).get('/v2/Assign-List?rider_id=101').expect(200)).text).toBe(plain.text);
+    expect((await request(t.app).get('/v2/assign-list/?rider_id=101').expect(200)).text).toBe(plain.text);
+    expectProblem(await request(t.app).get('/v2/assign-list//?rider_id=101'), 404);
+    expectProblem(await request(t.app).get('/v2/assign-list/x'), 404);
+    expectProblem(await request(t.app).post('/v2/Assign-List/'), 405);
+  });
+
   it('answers unknown paths with 404 problem+json', async () => {
     expectProblem(await request(t.app).get('/v2/rider'), 404);
     expectProblem(await request(t.app).get('/v3/riders'), 404);

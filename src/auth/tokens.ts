@@ -72,7 +72,13 @@ interface CachedToken extends TokenAccess {
  */
 export class TokenCache {
   private tokens = new Map<string, CachedToken>();
-  private used = new Map<string, Date>();
+  /**
+   * Live tokens as presented, found since the last reload: the same token on the next request is
+   * then one lookup, without hashing it again. Emptied with every reload, so a revoked token is
+   * refused from the next reload on, as before; only tokens that were found are held.
+   */
+  private presented = new Map<string, CachedToken & { access: TokenAccess }>();
+  private used = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private loaded = false;
 
@@ -99,11 +105,18 @@ export class TokenCache {
   }
 
   check(token: string): TokenAccess | undefined {
-    if (!TOKEN_SHAPE.test(token)) return undefined;
-    const found = this.tokens.get(sha256(token).toString('hex'));
-    if (!found || (found.expiresAt !== null && found.expiresAt <= Date.now())) return undefined;
-    this.used.set(found.id, new Date());
-    return { id: found.id, name: found.name, companyId: found.companyId };
+    let found = this.presented.get(token);
+    if (!found) {
+      if (!TOKEN_SHAPE.test(token)) return undefined;
+      const cached = this.tokens.get(sha256(token).toString('hex'));
+      if (!cached) return undefined;
+      found = { ...cached, access: Object.freeze({ id: cached.id, name: cached.name, companyId: cached.companyId }) };
+      this.presented.set(token, found);
+    }
+    const now = Date.now();
+    if (found.expiresAt !== null && found.expiresAt <= now) return undefined;
+    this.used.set(found.id, now);
+    return found.access;
   }
 
   async refresh(): Promise<void> {
@@ -114,7 +127,7 @@ export class TokenCache {
         await this.pool.query(
           `UPDATE access.api_tokens t SET last_used_at = u.at
              FROM unnest($1::bigint[], $2::timestamptz[]) AS u(id, at) WHERE t.id = u.id`,
-          [used.map(([id]) => id), used.map(([, at]) => at)],
+          [used.map(([id]) => id), used.map(([, at]) => new Date(at))],
         );
       }
       const { rows } = await this.pool.query(
@@ -124,6 +137,7 @@ export class TokenCache {
       this.tokens = new Map(
         rows.map((r) => [r.hash, { id: r.id, name: r.name, companyId: r.company_id, expiresAt: r.expires === null ? null : Number(r.expires) }]),
       );
+      this.presented = new Map();
       this.loaded = true;
     } catch (error) {
       this.log(`could not reload API tokens: ${(error as Error).message}`);

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import crypto from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import client from 'prom-client';
 import type { Pool } from '../db/pool';
 import type { ReadRouter } from '../db/replicas';
@@ -13,7 +13,9 @@ export interface Metrics {
   serve: RequestHandler;
 }
 
-function routeOf(req: Request): string {
+/** The route pattern: set by a dispatcher that serves several paths from one route (res.locals.route), else Express's. */
+function routeOf(req: Request, res: Response): string {
+  if (typeof res.locals.route === 'string') return res.locals.route;
   return req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
 }
 
@@ -102,7 +104,7 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
   const track: RequestHandler = (req, res, next) => {
     const started = process.hrtime.bigint();
     res.once('close', () => {
-      const { count, time } = childrenOf(req.method, routeOf(req), res.statusCode);
+      const { count, time } = childrenOf(req.method, routeOf(req, res), res.statusCode);
       count.inc();
       time.observe(Number(process.hrtime.bigint() - started) / 1e9);
     });

@@ -76,27 +76,27 @@ export interface ApiDeps {
 /** Without `access`, the API is open: the service only allows that when told to (AUTH=off). */
 export function createApiRouter({ pool, streamPool, streamLimit, log, access }: ApiDeps): Router {
   const router = express.Router();
-  router.use((_req, res, next) => {
-    res.set('Cache-Control', 'no-store');
-    next();
-  });
 
   const openApiDocument = buildOpenApiDocument(operations, { auth: Boolean(access) }); // built once: it changes only with the code
+  const checks = access
+    ? [requireBearer(access.tokens, access.failuresPerMinute, access.stores('auth-failures:')), tokenRateLimit(access.perMinute, access.stores('token-requests:'))]
+    : [];
+  // One layer for what every API request passes (no-store, then the token and its limit), rather
+  // than a layer each: every layer is a match and a dispatch per request.
+  router.use((req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    if (checks.length === 0 || ((req.method === 'GET' || req.method === 'HEAD') && req.path === '/openapi.json')) return next();
+    checks[0](req, res, (error?: unknown) => (error ? next(error) : checks[1](req, res, next)));
+  });
+
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
 
-  if (access) {
-    router.use(
-      requireBearer(access.tokens, access.failuresPerMinute, access.stores('auth-failures:')),
-      tokenRateLimit(access.perMinute, access.stores('token-requests:')),
-    );
-  }
-
+  const handlers = new Map<string, (req: Request, res: Response) => Promise<void>>();
   for (const [path, operation] of Object.entries(operations) as Array<[string, Operation]>) {
     const compile = compilePerShape(operation.validate.params, operation.build);
-    // One layer per operation: its GET (and HEAD) handler, and 405 for any other method.
-    router.route(path).get(async (req: Request, res: Response) => {
+    handlers.set(path, async (req, res) => {
       const validated = await operation.validate(req.query as Record<string, unknown>);
       // A token limited to one 3PL sees only that company's riders, whatever the filters say.
       const values = { ...validated, company_id: (res.locals.access as TokenAccess | undefined)?.companyId ?? undefined };
@@ -112,10 +112,22 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
       }
       const rows = await queryRows<[string]>(pool, { name: statementName(query.text), text: query.text, values: query.values, rowMode: 'array' }, clientSignal(res));
       res.type('application/json').send(operation.stream ? `[${rows.map((row) => row[0]).join(',')}]` : rows[0][0]);
-    }).all((req) => {
-      throw new HttpError(405, `${req.method} is not allowed here; use GET or HEAD.`, { headers: { Allow: 'GET, HEAD' } });
     });
   }
+  // The operations by path in one route (one match per request, then a lookup): GET and HEAD run
+  // the operation, any other method on an operation's path is a 405, and other paths fall through.
+  router.all('/:operation', (req, res, next) => {
+    // As Express matches a route's path: in any letter case, with or without one trailing slash.
+    const path = req.path.toLowerCase().replace(/(.)\/$/, '$1');
+    const handler = handlers.get(path);
+    // The metrics' route label: the operation, not this route's pattern.
+    res.locals.route = handler ? `${req.baseUrl}${path}` : 'unmatched';
+    if (!handler) return next();
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      throw new HttpError(405, `${req.method} is not allowed here; use GET or HEAD.`, { headers: { Allow: 'GET, HEAD' } });
+    }
+    return handler(req, res);
+  });
 
   router.use((req) => {
     throw new HttpError(404, `There is no operation at ${req.baseUrl}${req.path}.`);
