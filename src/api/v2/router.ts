@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import express, { type Request, type Response, type Router } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { Reader } from '../../db/pool';
 import { HttpError } from '../../http/errors';
@@ -73,25 +73,18 @@ export interface ApiDeps {
   access?: ApiAccess;
 }
 
-/** Without `access`, the API is open: the service only allows that when told to (AUTH=off). */
-export function createApiRouter({ pool, streamPool, streamLimit, log, access }: ApiDeps): Router {
-  const router = express.Router();
-
+/**
+ * The API, mounted at /v2, as one function rather than a Router: every API request passes the same
+ * steps (no-store, the token and its limit, the operation by its path), and a Router's per-layer
+ * matching and dispatch were a measurable part of what the service adds to each answer. Without
+ * `access`, the API is open: the service only allows that when told to (AUTH=off).
+ */
+export function createApiRouter({ pool, streamPool, streamLimit, log, access }: ApiDeps): RequestHandler {
   const openApiDocument = buildOpenApiDocument(operations, { auth: Boolean(access) }); // built once: it changes only with the code
-  const checks = access
+  const [bearer, limit] = access
     ? [requireBearer(access.tokens, access.failuresPerMinute, access.stores('auth-failures:')), tokenRateLimit(access.perMinute, access.stores('token-requests:'))]
     : [];
-  // One layer for what every API request passes (no-store, then the token and its limit), rather
-  // than a layer each: every layer is a match and a dispatch per request.
-  router.use((req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    if (checks.length === 0 || ((req.method === 'GET' || req.method === 'HEAD') && req.path === '/openapi.json')) return next();
-    checks[0](req, res, (error?: unknown) => (error ? next(error) : checks[1](req, res, next)));
-  });
-
-  router.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument);
-  });
+  const problems = problemHandler(log);
 
   const handlers = new Map<string, (req: Request, res: Response) => Promise<void>>();
   for (const [path, operation] of Object.entries(operations) as Array<[string, Operation]>) {
@@ -114,24 +107,45 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
       res.type('application/json').send(operation.stream ? `[${rows.map((row) => row[0]).join(',')}]` : rows[0][0]);
     });
   }
-  // The operations by path in one route (one match per request, then a lookup): GET and HEAD run
-  // the operation, any other method on an operation's path is a 405, and other paths fall through.
-  router.all('/:operation', (req, res, next) => {
-    // As Express matches a route's path: in any letter case, with or without one trailing slash.
-    const path = req.path.toLowerCase().replace(/(.)\/$/, '$1');
-    const handler = handlers.get(path);
-    // The metrics' route label: the operation, not this route's pattern.
-    res.locals.route = handler ? `${req.baseUrl}${path}` : 'unmatched';
-    if (!handler) return next();
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      throw new HttpError(405, `${req.method} is not allowed here; use GET or HEAD.`, { headers: { Allow: 'GET, HEAD' } });
-    }
-    return handler(req, res);
-  });
 
-  router.use((req) => {
-    throw new HttpError(404, `There is no operation at ${req.baseUrl}${req.path}.`);
-  });
-  router.use(problemHandler(log));
-  return router;
+  /** The operation at a path, matched as Express matches a route's path: any letter case, one trailing slash. */
+  const operationAt = (path: string) => {
+    const key = path.toLowerCase().replace(/(.)\/$/, '$1');
+    const handler = handlers.get(key);
+    return handler ? { key, handler } : undefined;
+  };
+
+  // After the token and its limit: the operation (GET and HEAD), 405 for other methods, else 404.
+  const dispatch = (req: Request, res: Response, fail: (error: unknown) => void) => {
+    const found = operationAt(req.path);
+    // The metrics' route label: the operation's path, never the raw one.
+    res.locals.route = found ? `${req.baseUrl}${found.key}` : 'unmatched';
+    if (!found) return fail(new HttpError(404, `There is no operation at ${req.baseUrl}${req.path}.`));
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return fail(new HttpError(405, `${req.method} is not allowed here; use GET or HEAD.`, { headers: { Allow: 'GET, HEAD' } }));
+    }
+    found.handler(req, res).catch(fail);
+  };
+
+  return (req, res, next) => {
+    const fail = (error: unknown) => problems(error, req, res, next);
+    res.setHeader('Cache-Control', 'no-store');
+    if ((req.method === 'GET' || req.method === 'HEAD') && req.path === '/openapi.json') {
+      res.locals.route = `${req.baseUrl}/openapi.json`;
+      res.json(openApiDocument);
+      return;
+    }
+    if (!bearer || !limit) {
+      dispatch(req, res, fail);
+      return;
+    }
+    try {
+      bearer(req, res, (error?: unknown) => {
+        if (error) fail(error);
+        else void limit(req, res, (limited?: unknown) => (limited ? fail(limited) : dispatch(req, res, fail)));
+      });
+    } catch (error) {
+      fail(error);
+    }
+  };
 }
