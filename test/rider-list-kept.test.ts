@@ -29,9 +29,9 @@ async function drift(client: pg.ClientBase | pg.Pool): Promise<{ blocks: number;
 const apps = {} as { fixture: TestApp; large: TestApp; largeOtherZone: TestApp };
 beforeAll(() => {
   apps.fixture = testApp('fixture');
-  apps.large = testApp('large');
+  apps.large = testApp('largeCopy');
   // The same clock as UTC under another name: the kept entries (formatted in 'UTC') are not used.
-  apps.largeOtherZone = testApp('large', { TIME_ZONE: 'Etc/UTC' });
+  apps.largeOtherZone = testApp('largeCopy', { TIME_ZONE: 'Etc/UTC' });
 });
 afterAll(async () => {
   await Promise.all([apps.fixture.close(), apps.large.close(), apps.largeOtherZone.close()]);

@@ -81,17 +81,51 @@ export async function prepareDemo(url: string, log: (msg: string) => void, demo 
 }
 
 /**
+ * The kept list entries' time zone (migration 006) against TIME_ZONE. When they differ, every list
+ * page is built afresh (correct, about ten times the database work), so a database the service owns
+ * (the embedded one) is rewritten for TIME_ZONE, and for any other the log says what to run. A
+ * database that cannot be read yet (away, not migrated) is left for later: it never stops a start.
+ */
+export async function alignListZone(url: string, timeZone: string, log: (msg: string) => void, owned: boolean): Promise<void> {
+  // A server that does not answer holds the start for 3 s at most.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: owned ? 0 : 3000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ zone: string }>('SELECT zone FROM rider_list_zone');
+    const zone = rows[0]?.zone;
+    if (zone === undefined || zone === timeZone) return;
+    if (owned) {
+      log(`Rewriting the kept rider list entries for TIME_ZONE ${timeZone} (they were written in ${zone})`);
+      await client.query('SELECT rider_list_set_zone($1)', [timeZone]);
+    } else {
+      log(
+        `TIME_ZONE is ${timeZone} but the kept rider list entries are written in ${zone}: /v2/rider-equipment-list builds ` +
+          `every page itself until the tables' owner runs SELECT rider_list_set_zone(${pg.escapeLiteral(timeZone)});`,
+      );
+    }
+  } catch (error) {
+    if (owned) log(`Could not align the kept rider list entries with TIME_ZONE: ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
  * With DATABASE_URL: that server, as it is (migrations are run on purpose with `npm run db:migrate`).
  * Without: an embedded PostgreSQL in a local folder, migrated and loaded with demo data on first start.
  */
 export async function openDatabase(config: Config, log: (msg: string) => void, options = { demo: true }): Promise<Database> {
-  if (config.databaseUrl) return { url: config.databaseUrl, replicaUrls: config.replicaUrls };
+  if (config.databaseUrl) {
+    await alignListZone(config.databaseUrl, config.timeZone, log, false);
+    return { url: config.databaseUrl, replicaUrls: config.replicaUrls };
+  }
   const embedded = await startEmbedded(config.embedded.dir, { port: config.embedded.port, log });
   const replicas: EmbeddedServer[] = [];
   try {
     await ensureDatabase(embedded.url('postgres'), EMBEDDED_DATABASE);
     const url = embedded.url(EMBEDDED_DATABASE);
     await prepareDemo(url, log, options.demo);
+    await alignListZone(url, config.timeZone, log, true);
     const demo = options.demo && config.auth.enabled;
     const demoToken = demo ? await issueDemoToken(url) : undefined;
     const demoSupervisor = demo ? await issueDemoSupervisor(url) : undefined;

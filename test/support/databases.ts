@@ -7,6 +7,11 @@ export function testDatabases() {
     demo: `rider_equipment_test_demo_${run}`,
     /** Large enough that one full stream runs for seconds: for clients that hang up mid-answer. */
     large: `rider_equipment_test_large_${run}`,
+    /**
+     * A copy of LARGE (several 3PLs and 1,024-id blocks) for the kept list data's tests, so that their
+     * statements never show in LARGE's transaction counts, which the abandoned-streams tests read.
+     */
+    largeCopy: `rider_equipment_test_large_copy_${run}`,
   };
 }
 
