@@ -180,24 +180,10 @@ export function fetchStream(url: string, headers: Record<string, string>, timeou
 }
 
 /** A small GET whose JSON body is needed (e.g. the last_page of the equipment list). */
-export function fetchJson(url: string, headers: Record<string, string>): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => {
-          if (res.statusCode !== 200) return reject(new Error(`GET ${url}: ${res.statusCode} ${body.slice(0, 300)}`));
-          try {
-            resolve(JSON.parse(body));
-          } catch (error) {
-            reject(error);
-          }
-        });
-      })
-      .on('error', reject);
-  });
+export async function fetchJson(url: string, headers: Record<string, string>): Promise<unknown> {
+  const { status, body } = await fetchBytes(url, headers);
+  if (status !== 200) throw new Error(`GET ${url}: ${status} ${body.toString('utf8').slice(0, 300)}`);
+  return JSON.parse(body.toString('utf8'));
 }
 
 /** One GET's status and body bytes. */

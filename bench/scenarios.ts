@@ -123,12 +123,22 @@ export interface PgbenchScript extends PgbenchStatement {
   sample: NativeQuery;
 }
 
+/** The positions ($n - 1) of the SQL's values that the scenario's drawn parameter fills (none without one). */
+function drawnPositions(native: NativeQuery, random: LoadScenario['random']): number[] {
+  if (!random) return [];
+  const positions = native.values.flatMap((value, i) => (String(value) === SENTINEL ? [i] : []));
+  if (positions.length === 0) throw new Error(`the ${random.param} value did not reach the SQL`);
+  return positions;
+}
+
+/** The service's SQL for a scenario, with the drawn parameter given the sentinel value. */
+function scenarioSql(scenario: LoadScenario): Promise<NativeQuery> {
+  const query = scenario.random ? { ...scenario.query, [scenario.random.param]: SENTINEL } : scenario.query;
+  return serviceSql(scenario.path, query);
+}
+
 function scriptFor(native: NativeQuery, random: LoadScenario['random']): PgbenchScript {
-  const variables = new Map<number, string>();
-  native.values.forEach((value, i) => {
-    if (random && String(value) === SENTINEL) variables.set(i + 1, random.variable);
-  });
-  if (random && variables.size === 0) throw new Error(`the ${random.param} value did not reach the SQL`);
+  const variables = new Map(drawnPositions(native, random).map((i) => [i + 1, random!.variable]));
   const statement = toPgbenchStatement(native.text, native.values, variables);
   const header = random ? `\\set ${random.variable} random(${random.range.min}, ${random.range.max})\n` : '';
   const mid = random ? String(Math.floor((random.range.min + random.range.max) / 2)) : '';
@@ -137,8 +147,7 @@ function scriptFor(native: NativeQuery, random: LoadScenario['random']): Pgbench
 }
 
 export async function serviceScript(scenario: LoadScenario): Promise<PgbenchScript> {
-  const query = scenario.random ? { ...scenario.query, [scenario.random.param]: SENTINEL } : scenario.query;
-  return scriptFor(await serviceSql(scenario.path, query), scenario.random);
+  return scriptFor(await scenarioSql(scenario), scenario.random);
 }
 
 /**
@@ -176,19 +185,15 @@ export function naivePageScript(page: number, perPage = PER_PAGE): PgbenchScript
  * and pages); whole-table answers stream through COPY in the service.
  */
 export async function bareRoute(scenario: LoadScenario, index: number): Promise<BareRoute> {
-  const random = scenario.random;
-  const query = random ? { ...scenario.query, [random.param]: SENTINEL } : scenario.query;
-  const native = await serviceSql(scenario.path, query);
-  const positions = native.values.flatMap((value, i) => (random && String(value) === SENTINEL ? [i] : []));
-  if (random && positions.length === 0) throw new Error(`the ${random.param} value did not reach the SQL`);
-  const fixed = new URLSearchParams(scenario.query).toString();
+  const native = await scenarioSql(scenario);
+  const positions = drawnPositions(native, scenario.random);
   return {
-    key: `/v2${scenario.path}?${fixed}`,
-    param: random?.param,
+    key: `/v2${scenario.path}?${new URLSearchParams(scenario.query).toString()}`,
+    param: scenario.random?.param,
     positions,
     name: `bare_${index}`,
     text: native.text,
-    values: native.values.map((value) => (random && String(value) === SENTINEL ? null : value)),
+    values: native.values.map((value, i) => (positions.includes(i) ? null : value)),
     array: operations[scenario.path].stream,
   };
 }

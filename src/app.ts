@@ -15,6 +15,7 @@ import { rateLimitStores } from './auth/rate-limit-store';
 import { createSignIn } from './auth/sign-in';
 import { createMetrics } from './http/metrics';
 import { requestId } from './http/request-id';
+import { inSequence } from './http/in-sequence';
 import { securityHeaders } from './http/security-headers';
 import { StreamLimit } from './http/stream-limit';
 import type { TokenCache } from './auth/tokens';
@@ -46,24 +47,6 @@ function compressWhenAccepted(): express.RequestHandler {
       res.setHeader('Vary', 'Accept-Encoding');
       next();
     }
-  };
-}
-
-/** Middlewares run one after the other as one; an error (thrown or passed on) goes to Express's error handlers. */
-function inSequence(handlers: express.RequestHandler[]): express.RequestHandler {
-  return (req, res, next) => {
-    let i = 0;
-    const step = (error?: unknown) => {
-      if (error) return next(error);
-      const handler = handlers[i++];
-      if (!handler) return next();
-      try {
-        handler(req, res, step);
-      } catch (thrown) {
-        next(thrown);
-      }
-    };
-    step();
   };
 }
 

@@ -61,7 +61,9 @@ export async function listTokens(db: Queryable) {
   return rows;
 }
 
-interface CachedToken extends TokenAccess {
+interface CachedToken {
+  /** What a request with this token may see: one frozen object, handed to every such request. */
+  access: Readonly<TokenAccess>;
   expiresAt: number | null;
 }
 
@@ -77,7 +79,7 @@ export class TokenCache {
    * then one lookup, without hashing it again. Emptied with every reload, so a revoked token is
    * refused from the next reload on, as before; only tokens that were found are held.
    */
-  private presented = new Map<string, CachedToken & { access: TokenAccess }>();
+  private presented = new Map<string, CachedToken>();
   private used = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private loaded = false;
@@ -108,14 +110,13 @@ export class TokenCache {
     let found = this.presented.get(token);
     if (!found) {
       if (!TOKEN_SHAPE.test(token)) return undefined;
-      const cached = this.tokens.get(sha256(token).toString('hex'));
-      if (!cached) return undefined;
-      found = { ...cached, access: Object.freeze({ id: cached.id, name: cached.name, companyId: cached.companyId }) };
+      found = this.tokens.get(sha256(token).toString('hex'));
+      if (!found) return undefined;
       this.presented.set(token, found);
     }
     const now = Date.now();
     if (found.expiresAt !== null && found.expiresAt <= now) return undefined;
-    this.used.set(found.id, now);
+    this.used.set(found.access.id, now);
     return found.access;
   }
 
@@ -135,7 +136,10 @@ export class TokenCache {
            FROM access.api_tokens WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
       );
       this.tokens = new Map(
-        rows.map((r) => [r.hash, { id: r.id, name: r.name, companyId: r.company_id, expiresAt: r.expires === null ? null : Number(r.expires) }]),
+        rows.map((r) => [
+          r.hash,
+          { access: Object.freeze({ id: r.id, name: r.name, companyId: r.company_id }), expiresAt: r.expires === null ? null : Number(r.expires) },
+        ]),
       );
       this.presented = new Map();
       this.loaded = true;

@@ -22,6 +22,13 @@ function assignmentsOf(values: Filters) {
   return builder;
 }
 
+/** Which kept flag, count and entry the `active` filter reads (migrations 002 and 006). */
+function kind(values: Filters) {
+  if (values.active === true) return { flag: 'r.active_items > 0', count: 'with_active', entry: 'active_entry' };
+  if (values.active === false) return { flag: 'r.returned_items > 0', count: 'with_returned', entry: 'returned_entry' };
+  return { flag: '(r.active_items > 0 OR r.returned_items > 0)', count: 'with_items', entry: 'all_entry' };
+}
+
 /**
  * Riders with at least one kept assignment; no columns chosen yet. Shared by the count and the page.
  * The item counts kept on riders (migration 002) answer "has any / active / returned equipment"
@@ -29,10 +36,7 @@ function assignmentsOf(values: Filters) {
  * The 3PL join is a LEFT JOIN so that, without a 3PL filter, the planner drops it.
  */
 export function filtered(values: Filters) {
-  const builder = sql('riders as r').leftJoin('companies as c', 'c.id', 'r.company_id');
-  if (values.active === true) builder.whereRaw('r.active_items > 0');
-  else if (values.active === false) builder.whereRaw('r.returned_items > 0');
-  else builder.whereRaw('(r.active_items > 0 OR r.returned_items > 0)');
+  const builder = sql('riders as r').leftJoin('companies as c', 'c.id', 'r.company_id').whereRaw(kind(values).flag);
   return applyScope(applyFilters(builder, params, values, ['rider_id', '3pl_name']), values);
 }
 
@@ -45,13 +49,6 @@ const productEntry = `json_build_object(
   'assign_type', a.assign_type,
   'return_date', ${datetime('a.deleted_at')},
   'active', a.deleted_at IS NULL)`;
-
-/** Which kept flag, count and entry the `active` filter reads (migrations 002 and 006). */
-function kind(values: Filters) {
-  if (values.active === true) return { flag: 'r.active_items > 0', count: 'with_active', entry: 'active_entry' };
-  if (values.active === false) return { flag: 'r.returned_items > 0', count: 'with_returned', entry: 'returned_entry' };
-  return { flag: '(r.active_items > 0 OR r.returned_items > 0)', count: 'with_items', entry: 'all_entry' };
-}
 
 /**
  * Rider `r`'s entry in `data` (`r`, `c` its 3PL, `co` its country): kept ready in rider_list_entries

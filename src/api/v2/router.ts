@@ -15,6 +15,7 @@ import * as riderEquipment from '../../queries/rider-equipment';
 import { requireBearer, tokenRateLimit } from '../../auth/bearer';
 import type { RateLimitStores } from '../../auth/rate-limit-store';
 import { clientSignal } from '../../http/client-signal';
+import { inSequence } from '../../http/in-sequence';
 import { tokenKey, type StreamLimit } from '../../http/stream-limit';
 import type { TokenAccess, TokenCache } from '../../auth/tokens';
 import { buildOpenApiDocument } from './openapi';
@@ -81,9 +82,10 @@ export interface ApiDeps {
  */
 export function createApiRouter({ pool, streamPool, streamLimit, log, access }: ApiDeps): RequestHandler {
   const openApiDocument = buildOpenApiDocument(operations, { auth: Boolean(access) }); // built once: it changes only with the code
-  const [bearer, limit] = access
-    ? [requireBearer(access.tokens, access.failuresPerMinute, access.stores('auth-failures:')), tokenRateLimit(access.perMinute, access.stores('token-requests:'))]
-    : [];
+  // The token, then its limit, as one step (undefined: the API is open).
+  const checks = access
+    ? inSequence([requireBearer(access.tokens, access.failuresPerMinute, access.stores('auth-failures:')), tokenRateLimit(access.perMinute, access.stores('token-requests:'))])
+    : undefined;
   const problems = problemHandler(log);
 
   const handlers = new Map<string, (req: Request, res: Response) => Promise<void>>();
@@ -135,17 +137,7 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
       res.json(openApiDocument);
       return;
     }
-    if (!bearer || !limit) {
-      dispatch(req, res, fail);
-      return;
-    }
-    try {
-      bearer(req, res, (error?: unknown) => {
-        if (error) fail(error);
-        else void limit(req, res, (limited?: unknown) => (limited ? fail(limited) : dispatch(req, res, fail)));
-      });
-    } catch (error) {
-      fail(error);
-    }
+    if (!checks) return dispatch(req, res, fail);
+    checks(req, res, (error?: unknown) => (error ? fail(error) : dispatch(req, res, fail)));
   };
 }
