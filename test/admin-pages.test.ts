@@ -65,7 +65,7 @@ describe('patrol checks list', () => {
 
   it('keeps the filter values in the form, and the sort and page size as hidden fields', async () => {
     const html = await page('/admin/checks?3pl=Swift%20%26%20Co&is_validation=0&sort=rider_id&dir=desc&per_page=50');
-    expect(html).toContain('name="3pl" type="text" value="Swift &amp; Co"');
+    expect(html).toMatch(/<select id="f-3pl" name="3pl">[^]*?<option value="Swift &amp; Co" selected>Swift &amp; Co<\/option>/);
     expect(html).toMatch(/<option value="0" selected>Failed<\/option>/);
     expect(html).toContain('<input type="hidden" name="sort" value="rider_id">');
     expect(html).toContain('<input type="hidden" name="dir" value="desc">');
@@ -81,10 +81,29 @@ describe('patrol checks list', () => {
     expect(html).toContain('<a href="/admin/checks?is_validation=0&amp;sort=checked_at&amp;dir=desc">Checked at');
   });
 
-  it('offers the 3PL names as suggestions, since the filter matches them exactly', async () => {
+  it('offers the 3PLs as a select, and patrollers and riders by name', async () => {
     const html = await page('/admin/checks');
-    expect(html).toContain('list="companies"');
-    for (const name of ['Swift &amp; Co', '100%_Express', 'O&#39;Neil &#34;Quick&#34; Riders', 'توصيل سريع']) expect(html).toContain(`<option value="${name}">`);
+    const select = /<select id="f-3pl" name="3pl">([^]*?)<\/select>/.exec(html)![1];
+    expect([...select.matchAll(/<option value="([^"]*)">([^<]*)<\/option>/g)].map(([, value, label]) => [value, label])).toEqual([
+      ['', 'Any'],
+      ['100%-Express', '100%-Express'],
+      ['100%_Express', '100%_Express'],
+      ['O&#39;Neil &#34;Quick&#34; Riders', 'O&#39;Neil &#34;Quick&#34; Riders'],
+      ['Swift &amp; Co', 'Swift &amp; Co'],
+      ['swift &amp; co', 'swift &amp; co'],
+      ['توصيل سريع', 'توصيل سريع'],
+    ]);
+    // Patrollers are few: all listed by name, the ID as the value the URL keeps.
+    expect(html).toContain('<label for="f-tpatroller_id">Patroller</label>');
+    const patrollers = /<datalist id="patroller-suggestions">([^]*?)<\/datalist>/.exec(html)![1];
+    expect([...patrollers.matchAll(/<option value="(\d+)">([^<]*)<\/option>/g)].map(([, id, name]) => [id, name])).toEqual([
+      ['9007199254740995', 'Patroller Big'],
+      ['1', 'Patroller One'],
+      ['2', 'Patroller Two'],
+    ]);
+    // Riders are many: suggested as one types, from the lookup, by the site's own script.
+    expect(html).toMatch(/<input id="f-rider_id" name="rider_id" type="text" value="" inputmode="numeric" list="rider-suggestions" data-lookup="\/admin\/lookup\/riders" placeholder="Name or ID"/);
+    expect(html).toContain('<script src="/admin/assets/lookup.js" defer></script>');
   });
 
   it('links the CSV download with the filters and sort, without the page', async () => {

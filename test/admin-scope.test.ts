@@ -21,6 +21,8 @@ beforeAll(() => {
 });
 afterAll(() => t.close());
 
+// Patrollers who checked a rider of Swift & Co (checks 9001 and 9004), by name.
+const SCOPED_PATROLLERS = ['9007199254740995', '1'];
 const ids = (html: string, path: string) => [...html.matchAll(new RegExp(`<a href="/admin/${path}/(\\d+)"`, 'g'))].map(([, id]) => id);
 
 describe('a supervisor limited to one 3PL', () => {
@@ -40,14 +42,23 @@ describe('a supervisor limited to one 3PL', () => {
     expect([...new Set(ids((await request(app).get('/admin/search?q=e').expect(200)).text, 'riders'))]).toEqual(['101', '9007199254740993', '107']);
   });
 
-  it('gets downloads, figures and 3PL suggestions of its own 3PL only', async () => {
+  it('gets downloads, figures and choices of its own 3PL only', async () => {
     const csv = (await request(app).get('/admin/checks.csv').expect(200)).text.trimEnd().split('\n');
     expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(['9001', '9004']);
     const home = (await request(app).get('/admin?as_of=2024-06-01').expect(200)).text;
     expect(home).toMatch(/<span class="figure">3<\/span> <span class="what">items held now/);
     expect(home).toMatch(/<span class="figure">2<\/span> <span class="what">riders holding equipment<\/span><\/a><p class="sub">of 3 riders/);
     const form = (await request(app).get('/admin/checks').expect(200)).text;
-    expect([...form.matchAll(/<option value="([^"]+)"><\/option>/g)].map(([, name]) => name)).toEqual(['Swift &amp; Co']);
+    const select = /<select id="f-3pl" name="3pl">([^]*?)<\/select>/.exec(form)![1];
+    expect([...select.matchAll(/<option value="([^"]*)">/g)].map(([, name]) => name)).toEqual(['', 'Swift &amp; Co']);
+    // Patrollers who checked this 3PL's riders; riders looked up within it.
+    const patrollers = /<datalist id="patroller-suggestions">([^]*?)<\/datalist>/.exec(form)![1];
+    expect([...patrollers.matchAll(/<option value="(\d+)">([^<]*)<\/option>/g)].map(([, id]) => id)).toEqual(SCOPED_PATROLLERS);
+    const everyone = (await request(t.app).get('/admin/lookup/riders?q=ar').expect(200)).body as Array<{ value: string }>;
+    const own = (await request(app).get('/admin/lookup/riders?q=ar').expect(200)).body as Array<{ value: string; label: string }>;
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.length).toBeLessThan(everyone.length);
+    for (const rider of own) expect(rider.label).toMatch(/ · Swift & Co$/);
   });
 
   it('sees who is signed in and a sign-out form carrying the CSRF token', async () => {

@@ -15,6 +15,11 @@ export interface Field {
   options: Array<Choice & { selected: boolean }>;
   errors: string[];
   suggestions?: string; // the id of a <datalist>
+  placeholder?: string;
+  /** Where suggestions for what is typed are looked up (public/admin/lookup.js fills the datalist). */
+  lookup?: string;
+  /** A select's options in labelled groups (the item picker), instead of `options`. */
+  groups?: Array<{ label: string; options: Array<Choice & { selected: boolean }> }>;
   /** The label of a select's empty option. */
   anyLabel: string;
 }
@@ -23,6 +28,8 @@ export interface FormModel {
   action: string;
   fields: Field[];
   hidden: Array<{ name: string; value: string }>;
+  /** Suggestions for text fields (see Field.suggestions), drawn at the form's end. */
+  datalists?: Array<{ id: string; options: Choice[] }>;
   /** Messages about names that are no field of the form (unknown or list parameters). */
   otherErrors: string[];
   hasErrors: boolean;
@@ -41,13 +48,60 @@ export interface FormOptions {
   labels?: Readonly<Record<string, string>>;
   /** Labels of selects' empty options, where "Any" would not fit. */
   anyLabels?: Readonly<Record<string, string>>;
+  /** Text shown in empty text fields, by name. */
+  placeholders?: Readonly<Record<string, string>>;
+  /** Text fields whose suggestions are looked up as one types: field name → lookup URL. */
+  lookups?: Readonly<Record<string, string>>;
+  /** Selects that stand for two parameters (a product and its variation): drawn where the first one was. */
+  pickers?: readonly Picker[];
+}
+
+/**
+ * One select for a pair of parameters: its option values are `product:variation` (`12:` for any
+ * variation of product 12), and the list page turns a submitted value back into the two parameters.
+ */
+export interface Picker {
+  name: string;
+  label: string;
+  replaces: readonly [product: string, variation: string];
+  groups: Array<{ label: string; options: Choice[] }>;
+}
+
+/** The picker value that the two parameters' values select. */
+export function pickerValue(picker: Picker, raw: Query): string {
+  const [product, variation] = [raw[picker.replaces[0]] ?? '', raw[picker.replaces[1]] ?? ''];
+  if ((!product && !variation) || !/^[0-9]*$/.test(product + variation)) return '';
+  if (product) return `${product}:${variation}`;
+  // A variation alone (as the API allows): the option of that variation, whatever its product.
+  const found = picker.groups.flatMap((group) => group.options).find((option) => option.value.endsWith(`:${variation}`));
+  return found?.value ?? '';
 }
 
 export function formModel(options: FormOptions): FormModel {
   const { params, raw, errors = {} } = options;
+  const pickerOf = new Map((options.pickers ?? []).flatMap((picker) => picker.replaces.map((name) => [name, picker] as const)));
   const fields: Field[] = Object.entries(params)
-    .filter(([, def]) => !def.aliasOf)
-    .map(([name, def]) => {
+    .filter(([name, def]) => !def.aliasOf && (!pickerOf.has(name) || pickerOf.get(name)!.replaces[0] === name))
+    .map(([name, def]): Field => {
+      const picker = pickerOf.get(name);
+      if (picker) {
+        const value = pickerValue(picker, raw);
+        return {
+          name: picker.name,
+          id: `f-${picker.name}`,
+          label: picker.label,
+          control: 'select',
+          value,
+          options: [],
+          groups: picker.groups.map((group) => ({ label: group.label, options: group.options.map((c) => ({ ...c, selected: c.value === value })) })),
+          // The picker stands for two parameters: a message about one of them names it and its value.
+          errors: [
+            ...picker.replaces.flatMap((replaced) => (errors[replaced] ?? []).map((message) => `${replaced} “${raw[replaced] ?? ''}” ${message}`)),
+            ...(errors[picker.name] ?? []),
+          ],
+          anyLabel: 'Any',
+        };
+      }
       const value = raw[name] ?? '';
       const fieldErrors = errors[name] ?? [];
       let control: Field['control'] = 'text';
@@ -65,10 +119,12 @@ export function formModel(options: FormOptions): FormModel {
         options: control === 'select' ? choicesFor(params, name, options.choices?.[name]).map((c) => ({ ...c, selected: c.value === value })) : [],
         errors: fieldErrors,
         suggestions: options.suggestions?.[name],
+        lookup: options.lookups?.[name],
+        placeholder: options.placeholders?.[name],
         anyLabel: options.anyLabels?.[name] ?? 'Any',
       };
     });
-  const known = new Set(fields.map((f) => f.name));
+  const known = new Set([...fields.map((f) => f.name), ...pickerOf.keys()]);
   const otherErrors = Object.entries(errors)
     .filter(([name]) => !known.has(name))
     .map(([name, messages]) => `${name} ${messages.join('; ')}`);

@@ -5,12 +5,12 @@ import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
-import type { Params } from '../filters/define';
-import type { Scope } from '../filters/scope';
+import { MAX_TEXT_LENGTH, type Params } from '../filters/define';
 import { queryValidator } from '../filters/validate';
-import { HttpError, type FieldErrors } from '../http/errors';
+import { HttpError, invalidQuery, type FieldErrors } from '../http/errors';
 import { formModel } from './form';
-import { DEFAULT_PER_PAGE, LIST_PARAM_NAMES, PER_PAGE_CHOICES, listParams, type Choice } from './list-params';
+import { itemGroups, itemLabel, personLabel, type ChoiceSource, type ItemRow, type Named } from './choices';
+import { DEFAULT_PER_PAGE, LIST_PARAM_NAMES, PER_PAGE_CHOICES, choicesFor, listParams, type Choice } from './list-params';
 import { render } from './render';
 import { scopeOf } from './scope';
 import { streamCsv, type Row } from './stream-csv';
@@ -50,8 +50,12 @@ export interface ListResource {
   noun: [singular: string, plural: string];
   filters: Params;
   choices?: Record<string, readonly Choice[]>;
-  /** Filter names that take a 3PL name, to offer the known names as suggestions. */
+  /** Filter names that take a 3PL name: a select of the 3PLs the supervisor may see. */
   companyFields?: readonly string[];
+  /** Pairs of product and variation filters picked as one item (see Picker in form.ts). */
+  itemPickers?: ReadonlyArray<{ name: string; label: string; replaces: readonly [product: string, variation: string] }>;
+  /** Id filters picked by name: riders are suggested as one types, patrollers listed. */
+  people?: Readonly<Record<string, 'rider' | 'patroller'>>;
   sorts: Readonly<Record<string, { column: string; nullsLast?: boolean }>>;
   tieBreak: string;
   defaultSort: { sort: string; dir: Dir };
@@ -83,17 +87,29 @@ function pageWindow(page: number, pages: number): Array<number | null> {
   return out;
 }
 
+interface Loaded {
+  companies: string[];
+  items: ItemRow[];
+  patrollers: Named[];
+}
+
+export interface Chip {
+  label: string;
+  text: string;
+  removeHref: string;
+}
+
 export interface ListDeps {
   pool: Reader;
   streamPool: Reader;
   streamLimit: StreamLimit;
-  companies: (scope: Scope, signal: AbortSignal) => Promise<string[]>;
+  choices: ChoiceSource;
   /** The lists shown as tabs of one section (the equipment lists). */
   tabs: ReadonlyArray<Pick<ListResource, 'path' | 'title' | 'section'>>;
 }
 
 /** The HTML page and the CSV download of one list, both from the resource's one builder. */
-export function listHandlers(resource: ListResource, { pool, streamPool, streamLimit, companies, tabs }: ListDeps) {
+export function listHandlers(resource: ListResource, { pool, streamPool, streamLimit, choices, tabs }: ListDeps) {
   const equipmentTabs = tabs.filter((tab) => tab.section === resource.section);
   const params = { ...resource.filters, ...listParams(Object.keys(resource.sorts)) };
   const validate = queryValidator(params);
@@ -114,40 +130,155 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
     ]);
   };
 
+  const pickers = resource.itemPickers ?? [];
+  const people = Object.entries(resource.people ?? {});
+
+  /** What the form offers by name, for this supervisor: read once per page, shared by the form and the chips. */
+  async function load(res: Response): Promise<Loaded> {
+    const scope = scopeOf(res);
+    const signal = clientSignal(res);
+    const [companies, items, patrollers] = await Promise.all([
+      resource.companyFields?.length ? choices.companies(scope, signal) : [],
+      pickers.length ? choices.items(signal) : [],
+      people.some(([, kind]) => kind === 'patroller') ? choices.patrollers(scope, signal) : [],
+    ]);
+    return { companies, items, patrollers };
+  }
+
   /**
-   * The request's values, with the supervisor's scope; or, for a bad value, undefined once the page
-   * has been answered 400: whole, with the form and each message beside its field, and no table.
+   * The address a submitted form stands for, when it differs: an item picker's `product:variation`
+   * becomes the two id parameters, and a name typed where an id goes becomes that person's id when
+   * exactly one matches. So links, CSV and the API's parameters stay ids. Errors for what cannot be.
    */
-  async function valuesOf(req: Request, res: Response): Promise<Values | undefined> {
+  async function canonical(req: Request, res: Response, target: string): Promise<{ location?: string; errors?: FieldErrors }> {
+    const query = req.query as Values;
+    const out = stringQuery(query);
+    const errors: FieldErrors = {};
+    let changed = false;
+    for (const picker of pickers) {
+      if (!(picker.name in query)) continue;
+      changed = true;
+      const value = query[picker.name];
+      delete out[picker.name];
+      const match = typeof value === 'string' ? /^([0-9]{1,18}):([0-9]{0,18})$/.exec(value) : null;
+      if (typeof value !== 'string') errors[picker.name] = ['must be given at most once'];
+      else if (value !== '' && !match) errors[picker.name] = ['must be one of the listed items'];
+      else {
+        out[picker.replaces[0]] = match?.[1] ?? '';
+        out[picker.replaces[1]] = match?.[2] ?? '';
+      }
+    }
+    for (const [name, kind] of people) {
+      const typed = typeof query[name] === 'string' ? (query[name] as string).trim() : '';
+      // A name holds a letter; anything else is an ID for the validator to judge.
+      if (!/\p{L}/u.test(typed) || typed.length > MAX_TEXT_LENGTH) continue;
+      const found = await peopleNamed(kind, typed, res);
+      if (found.length === 1) {
+        out[name] = found[0].id;
+        changed = true;
+      } else {
+        errors[name] = [found.length ? `${found.length > 1 ? 'several' : 'no'} ${kind}s match “${typed}”: pick one from the suggestions, or give the ID` : `no ${kind} is named “${typed}”; give a name from the suggestions, or the ID`];
+      }
+    }
+    if (Object.keys(errors).length) return { errors };
+    return changed ? { location: href(target, out) } : {};
+  }
+
+  /** Up to two people whose name holds `typed` (enough to tell one from several), within the scope. */
+  async function peopleNamed(kind: 'rider' | 'patroller', typed: string, res: Response): Promise<Named[]> {
+    if (kind === 'rider') return choices.riders(typed, scopeOf(res), 2, clientSignal(res));
+    const needle = typed.toLocaleLowerCase();
+    return (await choices.patrollers(scopeOf(res), clientSignal(res))).filter((p) => p.name.toLocaleLowerCase().includes(needle)).slice(0, 2);
+  }
+
+  /**
+   * The request's values, with the supervisor's scope; or undefined once the request has been
+   * answered: 303 to the address a picker or a typed name stands for, or, for a bad value, 400 with the
+   * page whole, the form and each message beside its field, and no table.
+   */
+  async function valuesOf(req: Request, res: Response, target: string): Promise<Values | undefined> {
     try {
+      const { location, errors } = await canonical(req, res, target);
+      if (location) {
+        res.redirect(303, location);
+        return undefined;
+      }
+      if (errors) throw invalidQuery(errors);
       return { ...(await validate(req.query as Values)), ...scopeOf(res) };
     } catch (error) {
       const errors = fieldErrors(error);
       if (!errors) throw error;
-      const view = { resource, equipmentTabs, form: await form(res, stringQuery(req.query as Values), errors), list: null };
+      const view = { resource, equipmentTabs, form: form(stringQuery(req.query as Values), await load(res), errors), chips: [], list: null };
       await render(res, 'list', { title: `${resource.title}: check the filters`, section: resource.section, ...view }, 400);
       return undefined;
     }
   }
 
-  async function form(res: Response, raw: Query, errors?: FieldErrors) {
-    const names = resource.companyFields ?? [];
+  function form(raw: Query, loaded: Loaded, errors?: FieldErrors) {
+    const companyChoices = (name: string): Choice[] => {
+      const known = loaded.companies.map((company) => ({ value: company, label: company }));
+      const value = raw[name];
+      // A name from an old link or typed by hand stays visible, and says why nothing matches it.
+      return value && !loaded.companies.includes(value) ? [{ value, label: `${value} (no 3PL of this name)` }, ...known] : known;
+    };
+    const groups = itemGroups(loaded.items);
     return {
       ...formModel({
         action: path,
         params: resource.filters,
         raw,
         errors,
-        choices: resource.choices,
-        suggestions: Object.fromEntries(names.map((name) => [name, 'companies'])),
+        choices: { ...resource.choices, ...Object.fromEntries((resource.companyFields ?? []).map((name) => [name, companyChoices(name)])) },
+        suggestions: Object.fromEntries(people.map(([name, kind]) => [name, `${kind}-suggestions`])),
+        lookups: Object.fromEntries(people.filter(([, kind]) => kind === 'rider').map(([name]) => [name, '/admin/lookup/riders'])),
+        labels: Object.fromEntries(people.map(([name, kind]) => [name, kind === 'rider' ? 'Rider' : 'Patroller'])),
+        placeholders: Object.fromEntries(people.map(([name]) => [name, 'Name or ID'])),
+        pickers: pickers.map((picker) => ({ ...picker, groups })),
         keep: ['sort', 'dir', 'per_page'],
       }),
-      companies: names.length ? await companies(scopeOf(res), clientSignal(res)) : [],
+      datalists: [
+        ...(people.some(([, kind]) => kind === 'rider') ? [{ id: 'rider-suggestions', options: [] as Choice[] }] : []),
+        ...(people.some(([, kind]) => kind === 'patroller') ? [{ id: 'patroller-suggestions', options: loaded.patrollers.map((p) => ({ value: String(p.id), label: p.name })) }] : []),
+      ],
     };
   }
 
+  /**
+   * The filters in force, by name, each with a link that removes it: "3PL: Road Runner's",
+   * "Item: Thermal Bag 40L / Yellow", "Rider: Hamza Karim (100001)".
+   */
+  async function chips(res: Response, raw: Query, values: Values, loaded: Loaded, current: Query): Promise<Chip[]> {
+    const out: Chip[] = [];
+    const remove = (...names: string[]) => href(path, without(current, 'page', ...names));
+    const done = new Set<string>();
+    for (const [name, def] of Object.entries(resource.filters)) {
+      if (done.has(name) || !raw[name]) continue;
+      const picker = pickers.find((p) => p.replaces.includes(name));
+      if (picker) {
+        picker.replaces.forEach((replaced) => done.add(replaced));
+        const [product, variation] = picker.replaces.map((replaced) => raw[replaced] ?? '');
+        const item = loaded.items.find((i) => (!product || i.product_id === product) && (!variation || i.variation_id === variation));
+        const text = !item ? `product ${product || 'any'}, variation ${variation || 'any'} (no such item)` : variation ? itemLabel(item) : `${item.product} (any variation)`;
+        out.push({ label: picker.label, text, removeHref: remove(...picker.replaces) });
+        continue;
+      }
+      const kind = resource.people?.[name];
+      let text = raw[name];
+      if (kind) {
+        const id = String(values[def.aliasOf ?? name] ?? raw[name]);
+        const person = await choices[kind](id, scopeOf(res), clientSignal(res));
+        text = person ? personLabel(person) : `${id} (no such ${kind})`;
+      } else if (def.type === 'boolean' || def.type === 'enum' || resource.choices?.[name]) {
+        const value = def.type === 'boolean' ? (values[name] ? '1' : '0') : raw[name];
+        text = choicesFor(resource.filters, name, resource.choices?.[name]).find((c) => c.value === value)?.label ?? raw[name];
+      }
+      out.push({ label: kind === 'rider' ? 'Rider' : kind === 'patroller' ? 'Patroller' : def.label, text, removeHref: remove(name) });
+    }
+    return out;
+  }
+
   async function page(req: Request, res: Response): Promise<void> {
-    const values = await valuesOf(req, res);
+    const values = await valuesOf(req, res, path);
     if (!values) return;
     const { sort, dir } = sortOf(values);
     const perPage = Number(values.per_page ?? DEFAULT_PER_PAGE);
@@ -155,9 +286,10 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
 
     const base = resource.filtered(values);
     const signal = clientSignal(res);
-    const [[counted], found] = await Promise.all([
+    const [[counted], found, loaded] = await Promise.all([
       queryRows<{ total: string }>(pool, toNative(base.clone().count({ total: '*' })), signal),
       queryRows<Row>(pool, toNative(ordered(resource.columns(base.clone(), values), values).limit(perPage).offset((pageNo - 1) * perPage)), signal),
+      load(res),
     ]);
     const total = Number(counted.total);
     const pages = Math.max(1, Math.ceil(total / perPage));
@@ -216,11 +348,20 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
       headers,
       rows,
     };
-    await render(res, 'list', { title: resource.title, section: resource.section, resource, equipmentTabs, form: await form(res, stringQuery(req.query as Values)), list });
+    const raw = stringQuery(req.query as Values);
+    await render(res, 'list', {
+      title: resource.title,
+      section: resource.section,
+      resource,
+      equipmentTabs,
+      form: form(raw, loaded),
+      chips: await chips(res, raw, values, loaded, current),
+      list,
+    });
   }
 
   async function csv(req: Request, res: Response): Promise<void> {
-    const values = await valuesOf(req, res);
+    const values = await valuesOf(req, res, `${path}.csv`);
     if (!values) return;
     if (req.method === 'HEAD') {
       // The headers a GET would send, without reading the whole table for a body nobody receives.

@@ -21,6 +21,9 @@ const passFail = (key: string, label: string): ListColumn => ({
 });
 const item = (prefix = '') => (row: Row) => `${row[`${prefix}product_name`]} / ${row[`${prefix}variation_name`]}`;
 
+const rider = { rider_id: 'rider' } as const;
+const itemPicker = { name: 'item', label: 'Item', replaces: ['product_id', 'variation_id'] } as const;
+
 const ASSIGN_TYPES = [{ value: '0', label: 'Manual' }, { value: '1', label: 'Physical' }];
 const PASS_FAIL = [{ value: '1', label: 'Passed' }, { value: '0', label: 'Failed' }];
 
@@ -33,6 +36,7 @@ export const checks: ListResource = {
   filters: patrolChecks.adminParams,
   choices: { is_validation: PASS_FAIL, license_plate: PASS_FAIL, sticker_validation: PASS_FAIL },
   companyFields: ['3pl'],
+  people: { tpatroller_id: 'patroller', ...rider },
   sorts: patrolChecks.adminSorts,
   tieBreak: patrolChecks.adminTieBreak,
   defaultSort: { sort: 'checked_at', dir: 'desc' },
@@ -64,6 +68,8 @@ export const assignmentList: ListResource = {
   filters: assignments.adminParams,
   choices: { assign_type: ASSIGN_TYPES, active: [{ value: '1', label: 'Held now' }, { value: '0', label: 'Returned' }] },
   companyFields: ['3pl'],
+  people: rider,
+  itemPickers: [itemPicker],
   sorts: assignments.adminSorts,
   tieBreak: assignments.adminTieBreak,
   defaultSort: { sort: 'assigned_at', dir: 'desc' },
@@ -106,6 +112,7 @@ export const riderList: ListResource = {
   filters: riderEquipment.adminParams,
   choices: { active: [{ value: '1', label: 'Holding items' }, { value: '0', label: 'Returned items' }] },
   companyFields: ['3pl_name'],
+  people: rider,
   sorts: riderEquipment.adminSorts,
   tieBreak: riderEquipment.adminTieBreak,
   defaultSort: { sort: 'rider_id', dir: 'asc' },
@@ -141,6 +148,8 @@ export const returnList: ListResource = {
   noun: ['return', 'returns'],
   filters: productReturns.params,
   companyFields: ['3pl'],
+  people: rider,
+  itemPickers: [itemPicker],
   sorts: productReturns.adminSorts,
   tieBreak: productReturns.adminTieBreak,
   defaultSort: { sort: 'returned_at', dir: 'desc' },
@@ -169,6 +178,11 @@ export const exchangeList: ListResource = {
   noun: ['exchange', 'exchanges'],
   filters: productExchanges.params,
   companyFields: ['3pl'],
+  people: rider,
+  itemPickers: [
+    { ...itemPicker, label: 'Gave back' },
+    { name: 'new_item', label: 'Received', replaces: ['new_product_id', 'new_variation_id'] },
+  ],
   sorts: productExchanges.adminSorts,
   tieBreak: productExchanges.adminTieBreak,
   defaultSort: { sort: 'exchanged_at', dir: 'desc' },

@@ -1,11 +1,8 @@
 import express, { type Router } from 'express';
-import { toNative } from '../db/knex';
 import type { Reader } from '../db/pool';
-import { queryRows } from '../db/rows';
 import { StreamLimit } from '../http/stream-limit';
-import type { Scope } from '../filters/scope';
-import * as riderEquipment from '../queries/rider-equipment';
 import { checkHandler } from './check-page';
+import { choiceSource, riderLookupHandler } from './choices';
 import { adminErrorHandler, notFound, type Logger } from './errors';
 import { homeHandler } from './home';
 import { listHandlers } from './list-page';
@@ -28,17 +25,18 @@ export interface AdminDeps {
  */
 export function createAdminRouter({ pool, streamPool = pool, streamLimit = new StreamLimit(Infinity), log = console.error }: AdminDeps): Router {
   const router = express.Router();
-  const companies = async (scope: Scope, signal: AbortSignal) => (await queryRows<{ name: string }>(pool, toNative(riderEquipment.companyNames(scope)), signal)).map((row) => row.name);
+  const choices = choiceSource(pool);
 
   router.get('/', homeHandler(pool));
   for (const resource of allLists) {
-    const handlers = listHandlers(resource, { pool, streamPool, streamLimit, companies, tabs: equipmentTabs });
+    const handlers = listHandlers(resource, { pool, streamPool, streamLimit, choices, tabs: equipmentTabs });
     router.get(resource.path, handlers.page);
     router.get(`${resource.path}.csv`, handlers.csv);
   }
   router.get('/checks/:id', checkHandler(pool));
   router.get('/riders/:id', riderHandler(pool));
   router.get('/search', searchHandler(pool));
+  router.get('/lookup/riders', riderLookupHandler(choices));
   router.get('/questionnaire', questionnaireHandler(pool));
   router.get('/questionnaire.csv', questionnaireCsv(streamPool, streamLimit));
   router.get('/equipment', (_req, res) => res.redirect(302, '/admin/equipment/assignments'));

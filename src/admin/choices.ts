@@ -1,0 +1,104 @@
+import type { Request, Response } from 'express';
+import { toNative } from '../db/knex';
+import type { Reader } from '../db/pool';
+import { queryRows } from '../db/rows';
+import { defineParams } from '../filters/define';
+import type { Scope } from '../filters/scope';
+import { queryValidator } from '../filters/validate';
+import { clientSignal } from '../http/client-signal';
+import { HttpError } from '../http/errors';
+import { sendProblem } from '../api/v2/problem';
+import * as choices from '../queries/choices';
+import * as riderEquipment from '../queries/rider-equipment';
+import type { Choice } from './list-params';
+import { scopeOf } from './scope';
+
+// What the filter forms offer by name (3PLs, items, patrollers) and the names their chips show for
+// the ids in a URL, read from the database per page: a supervisor limited to one 3PL gets only that
+// 3PL's. Riders are too many to list: /admin/lookup/riders suggests them as one types.
+
+export interface ItemRow {
+  product_id: string;
+  variation_id: string;
+  product: string;
+  variation: string;
+  category: string;
+}
+
+export type Named = { id: string; name: string };
+
+export interface ChoiceSource {
+  companies(scope: Scope, signal: AbortSignal): Promise<string[]>;
+  items(signal: AbortSignal): Promise<ItemRow[]>;
+  patrollers(scope: Scope, signal: AbortSignal): Promise<Named[]>;
+  rider(id: string, scope: Scope, signal: AbortSignal): Promise<Named | undefined>;
+  patroller(id: string, scope: Scope, signal: AbortSignal): Promise<Named | undefined>;
+  /** Riders whose name holds `term` or whose ID is `term`, by name. */
+  riders(term: string, scope: Scope, limit: number, signal: AbortSignal): Promise<Array<Named & { company: string }>>;
+}
+
+export function choiceSource(pool: Reader): ChoiceSource {
+  return {
+    companies: async (scope, signal) => (await queryRows<{ name: string }>(pool, toNative(riderEquipment.companyNames(scope)), signal)).map((row) => row.name),
+    items: (signal) => queryRows<ItemRow>(pool, toNative(choices.items()), signal),
+    patrollers: (scope, signal) => queryRows<Named>(pool, toNative(choices.patrollers(scope)), signal),
+    rider: async (id, scope, signal) => (await queryRows<Named>(pool, toNative(riderEquipment.riderById(id, scope)), signal))[0],
+    patroller: async (id, scope, signal) => (await queryRows<Named>(pool, toNative(choices.patrollerById(id, scope)), signal))[0],
+    riders: (term, scope, limit, signal) => queryRows(pool, toNative(choices.riderSuggestions(term, scope, limit)), signal),
+  };
+}
+
+/** "Product / Variation", as the lists show an item. */
+export const itemLabel = (item: Pick<ItemRow, 'product' | 'variation'>) => `${item.product} / ${item.variation}`;
+
+/**
+ * The item picker's groups: one per category, each product first as "any variation", then its
+ * variations. Option values are `product:variation` (see Picker in form.ts).
+ */
+export function itemGroups(items: ItemRow[]): Array<{ label: string; options: Choice[] }> {
+  const groups = new Map<string, Choice[]>();
+  let lastProduct: string | undefined;
+  for (const item of items) {
+    const options = groups.get(item.category) ?? groups.set(item.category, []).get(item.category)!;
+    if (item.product_id !== lastProduct) {
+      options.push({ value: `${item.product_id}:`, label: `${item.product} (any variation)` });
+      lastProduct = item.product_id;
+    }
+    options.push({ value: `${item.product_id}:${item.variation_id}`, label: itemLabel(item) });
+  }
+  return [...groups].map(([label, options]) => ({ label, options }));
+}
+
+/** "Name (id)", how a chip and a suggestion name a person. */
+export const personLabel = (person: Named) => `${person.name} (${person.id})`;
+
+const lookupParams = defineParams({
+  q: { type: 'text', label: 'Rider ID or name', description: 'Part of a rider name in any letter case, or a rider ID.' },
+});
+const validateLookup = queryValidator(lookupParams);
+export const SUGGESTIONS = 20;
+
+/**
+ * GET /admin/lookup/riders?q=...: up to 20 riders whose name holds `q` or whose ID is `q`, within the
+ * supervisor's 3PL, as JSON `[{ value: id, label: "Name (id) · 3PL" }]` for a datalist. Fewer than
+ * two characters: none (every rider would match).
+ */
+export function riderLookupHandler(source: ChoiceSource) {
+  return async (req: Request, res: Response): Promise<void> => {
+    let q: string;
+    try {
+      q = (await validateLookup(req.query as Record<string, unknown>)).q?.trim() ?? '';
+    } catch (error) {
+      // A script asked: the same problem+json as the API, not an HTML page.
+      if (error instanceof HttpError && error.status === 400) return sendProblem(res, error);
+      throw error;
+    }
+    const rows =
+      q.length < 2 && !/^[0-9]+$/.test(q)
+        ? []
+        : await source.riders(q, scopeOf(res), SUGGESTIONS, clientSignal(res));
+    res
+      .set('Cache-Control', 'no-store')
+      .json(rows.map((row) => ({ value: String(row.id), label: `${personLabel(row)} · ${row.company}` })));
+  };
+}
