@@ -1,4 +1,8 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import express from 'express';
+import { createAdminRouter } from '../../src/admin/router';
+import { projectRoot } from '../../src/paths';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { testApp, type TestApp } from '../support/app';
 import { serve } from '../support/app';
@@ -97,11 +101,11 @@ describe('the patrol checks list in a browser', () => {
 
   it('shows a bad value beside its field, with the rest of the page in place', async () => {
     await page.goto(url('/admin/checks'));
-    await page.getByLabel('Rider ID').fill('abc');
-    const [response] = await Promise.all([page.waitForResponse(/rider_id=abc/), page.getByRole('button', { name: 'Apply filters' }).click()]);
+    await page.getByLabel('Rider', { exact: true }).fill('12.5');
+    const [response] = await Promise.all([page.waitForResponse(/rider_id=12\.5/), page.getByRole('button', { name: 'Apply filters' }).click()]);
     expect(response.status()).toBe(400);
-    await expect(page.locator('#f-rider_id-error').innerText()).resolves.toBe('“abc” must be a whole number from 1 to 9223372036854775807');
-    await expect(page.getByLabel('Rider ID').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.locator('#f-rider_id-error').innerText()).resolves.toBe('“12.5” must be a whole number from 1 to 9223372036854775807');
+    await expect(page.getByLabel('Rider', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.getByRole('navigation', { name: 'Main' }).isVisible()).resolves.toBe(true);
   });
 
@@ -113,6 +117,77 @@ describe('the patrol checks list in a browser', () => {
     expect(lines[0]).toBe('\uFEFFCheck,Checked at,Rider ID,Rider,3PL,Patroller ID,Patroller,ID,Plate,Sticker,Score,Items');
     expect(lines).toHaveLength(1 + (await count('SELECT count(*) AS n FROM patrol_checks WHERE NOT sticker_valid')));
     expect(lines.length).toBeGreaterThan(26);
+  });
+});
+
+describe('filters picked by name in a browser', () => {
+  it('picks an item from the grouped select: the URL holds its ids, a chip names it, and removing the chip clears it', async () => {
+    const [item] = (
+      await t.pool.query(`SELECT p.id AS product_id, v.id AS variation_id, p.name || ' / ' || v.name AS label FROM assignments a
+        JOIN products p ON p.id = a.product_id JOIN product_variations v ON v.id = a.variation_id GROUP BY 1, 2, 3 ORDER BY count(*) DESC LIMIT 1`)
+    ).rows;
+    await page.goto(url('/admin/equipment/assignments'));
+    await page.getByLabel('Item').selectOption({ label: item.label });
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(new RegExp(`product_id=${item.product_id}&variation_id=${item.variation_id}$`));
+    expect(new Set(await cells('Item'))).toEqual(new Set([item.label]));
+    expect(await total()).toBe(await count(`SELECT count(*) AS n FROM assignments WHERE variation_id = ${item.variation_id}`));
+    await expect(page.locator('.chips li').textContent()).resolves.toBe(`Item: ${item.label} ×Remove the filter Item`);
+    expect(await page.getByLabel('Item').inputValue()).toBe(`${item.product_id}:${item.variation_id}`);
+    await page.getByRole('link', { name: 'Remove the filter Item' }).click();
+    await page.waitForURL(/\/admin\/equipment\/assignments$/);
+    expect(await page.locator('.chips').count()).toBe(0);
+  });
+
+  it('suggests riders as one types part of a name; the chosen ID filters the list and the chip names the rider', async () => {
+    const [rider] = (await t.pool.query(`SELECT r.id, r.name FROM riders r WHERE EXISTS (SELECT 1 FROM patrol_checks pc WHERE pc.rider_id = r.id) ORDER BY r.id LIMIT 1`)).rows;
+    // Part of the name, enough that this rider is among the 20 suggestions.
+    const part = rider.name.slice(0, -1);
+    await page.goto(url('/admin/checks'));
+    await page.getByLabel('Rider', { exact: true }).pressSequentially(part, { delay: 30 });
+    // The suggestions arrive from /admin/lookup/riders into the field's datalist.
+    await page.waitForFunction((id) => document.querySelector(`#rider-suggestions option[value="${id}"]`) !== null, String(rider.id));
+    const label = await page.locator(`#rider-suggestions option[value="${rider.id}"]`).getAttribute('label');
+    expect(label).toContain(`${rider.name} (${rider.id})`);
+    await page.getByLabel('Rider', { exact: true }).fill(String(rider.id)); // what choosing the suggestion puts in the field
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(new RegExp(`[?&]rider_id=${rider.id}(&|$)`));
+    expect(new Set(await cells('Rider ID'))).toEqual(new Set([String(rider.id)]));
+    await expect(page.locator('.chips li').textContent()).resolves.toBe(`Rider: ${rider.name} (${rider.id}) ×Remove the filter Rider`);
+  });
+
+  it('takes a whole name typed without choosing, when one rider has it', async () => {
+    const [rider] = (await t.pool.query(`SELECT min(id) AS id, name FROM riders GROUP BY name HAVING count(*) = 1 ORDER BY name LIMIT 1`)).rows;
+    await page.goto(url('/admin/equipment/riders'));
+    await page.getByLabel('Rider', { exact: true }).fill(rider.name);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(new RegExp(`rider_id=${rider.id}$`));
+    expect(await cells('Rider ID')).toEqual([String(rider.id)]);
+  });
+
+  it('offers a supervisor limited to one 3PL only that 3PL, its riders and its patrollers', async () => {
+    const [company] = (await t.pool.query('SELECT c.id, c.name FROM companies c ORDER BY c.id LIMIT 1')).rows;
+    const scopedApp = express()
+      .use((_req, res, next) => {
+        res.locals.supervisor = { id: '1', username: 'lead', companyId: String(company.id) };
+        next();
+      })
+      .use('/admin/assets', express.static(path.join(projectRoot, 'public/admin')))
+      .use('/admin', createAdminRouter({ pool: t.pool, log: () => undefined }));
+    const scoped = await serve(scopedApp);
+    try {
+      await page.goto(`${scoped.base}/admin/checks`);
+      expect(await page.locator('#f-3pl option').allInnerTexts()).toEqual(['Any', company.name]);
+      const patrollers = await page.locator('#patroller-suggestions option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+      const theirs = (await t.pool.query(`SELECT DISTINCT pc.patroller_id::text AS id FROM patrol_checks pc JOIN riders r ON r.id = pc.rider_id WHERE r.company_id = $1`, [company.id])).rows.map((row) => row.id);
+      expect(new Set(patrollers)).toEqual(new Set(theirs));
+      await page.getByLabel('Rider', { exact: true }).pressSequentially('an', { delay: 30 });
+      await page.waitForFunction(() => document.querySelectorAll('#rider-suggestions option').length > 0);
+      const labels = await page.locator('#rider-suggestions option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).label));
+      for (const label of labels) expect(label.endsWith(` · ${company.name}`)).toBe(true);
+    } finally {
+      await scoped.close();
+    }
   });
 });
 
