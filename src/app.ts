@@ -106,7 +106,7 @@ export function createApp({ pool, streamPool = pool, reads = primaryOnly(pool, s
     app.use('/admin', signIn.sessions, signIn.router, signIn.requireSupervisor);
   }
   app.use('/admin', createReportsRouter({ pool: reads.queries, streamPool: reads.streams, log, chromiumPath: config.chromiumPath }));
-  app.use('/admin', createAdminRouter({ pool: reads.queries, streamPool: reads.streams, streamLimit, log }));
+  app.use('/admin', createAdminRouter({ pool: reads.queries, streamPool: reads.streams, streamLimit, log, attention: config.attention }));
 
   app.use((req) => {
     throw new HttpError(404, `Nothing is served at ${req.path}.`);

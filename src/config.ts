@@ -31,6 +31,19 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Chromium for PDF reports; absent turns PDF downloads off (see chromiumPath). */
   chromiumPath?: string;
+  /** The thresholds of the "Needs attention" rules (src/queries/attention.ts). */
+  attention: AttentionSettings;
+}
+
+export interface AttentionSettings {
+  /** A rider's last this many checks all failed a validation (ID, plate or sticker). */
+  failedChecks: number;
+  /** A rider holding equipment has had no patrol check for this many days. */
+  uncheckedDays: number;
+  /** Lost and Accident exchanges of the last this many days, per 3PL… */
+  lossDays: number;
+  /** …against the 3PL's rate over this many days before them. */
+  baselineDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -135,6 +148,12 @@ export function loadConfig(env: Env = process.env): Config {
       streamStatementTimeoutMs: integer(env, 'STREAM_STATEMENT_TIMEOUT_MS', 3600000, 0, 86400000),
     },
     streamsPerToken: integer(env, 'STREAMS_PER_TOKEN', 2, 1, 1000),
+    attention: {
+      failedChecks: integer(env, 'ATTENTION_FAILED_CHECKS', 2, 1, 20),
+      uncheckedDays: integer(env, 'ATTENTION_UNCHECKED_DAYS', 60, 1, 3650),
+      lossDays: integer(env, 'ATTENTION_LOSS_DAYS', 30, 1, 365),
+      baselineDays: integer(env, 'ATTENTION_BASELINE_DAYS', 365, 1, 3650),
+    },
     webConcurrency,
     logRequests,
     nodeEnv,

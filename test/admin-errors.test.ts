@@ -136,7 +136,7 @@ describe('the error pages', () => {
 });
 
 describe('content security', () => {
-  const pages = ['/admin', '/admin?as_of=2024-06-01', '/admin/checks', '/admin/checks?rider_id=x', '/admin/checks/9001', '/admin/checks/9002',
+  const pages = ['/admin', '/admin?as_of=2024-06-01', '/admin/attention', '/admin/checks', '/admin/checks?rider_id=x', '/admin/checks/9001', '/admin/checks/9002',
     '/admin/equipment/assignments', '/admin/equipment/riders', '/admin/equipment/returns', '/admin/equipment/exchanges',
     '/admin/riders/101', '/admin/search?q=a', '/admin/questionnaire?country_id=1', '/admin/nope'];
 

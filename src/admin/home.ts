@@ -11,6 +11,8 @@ import * as patrolChecks from '../queries/patrol-checks';
 import * as productExchanges from '../queries/product-exchanges';
 import { addDays, barRows, dayChart, daysBetween } from './charts';
 import { formModel } from './form';
+import { attentionCounts } from './attention';
+import type { AttentionSettings } from '../config';
 import { render } from './render';
 import { scopeOf } from './scope';
 import { href, stringQuery } from './urls';
@@ -23,7 +25,7 @@ const validate = queryValidator(homeParams);
 type Rates = { company: string; checks_7: string; passed_7: string; checks_30: string; passed_30: string };
 
 /** The figures a supervisor looks at first, with small server-drawn charts. */
-export function homeHandler(pool: Reader) {
+export function homeHandler(pool: Reader, attention: AttentionSettings) {
   return async (req: Request, res: Response): Promise<void> => {
     let asOf: string | undefined;
     let errors: FieldErrors | undefined;
@@ -41,7 +43,8 @@ export function homeHandler(pool: Reader) {
     const from7 = addDays(to, -6);
     const from30 = addDays(to, -29);
 
-    const [rates, perDay, [holding], byProduct, exchanges] = await Promise.all([
+    const [attend, rates, perDay, [holding], byProduct, exchanges] = await Promise.all([
+      attentionCounts(pool, res, attention, to, to === today),
       run<Rates>(patrolChecks.passRatesBy3pl({ from30, from7, to }, scope)),
       run<{ day: string; checks: string; passed: string }>(patrolChecks.checksPerDay({ from: from30, to }, scope)),
       run<{ riders_holding: string; items_held: string; riders: string }>(assignments.holdingTotals(scope)),
@@ -110,7 +113,7 @@ export function homeHandler(pool: Reader) {
     await render(
       res,
       'home',
-      { title: 'Overview', section: 'home', form, figures, today, isToday: to === today, latestHint, rateRows, rateBars, days, productBars, exchangeBars },
+      { title: 'Overview', section: 'home', form, figures, today, isToday: to === today, latestHint, attend, rateRows, rateBars, days, productBars, exchangeBars },
       errors ? 400 : 200,
     );
   };

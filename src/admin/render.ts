@@ -15,6 +15,7 @@ const helpers = {
   safeUrl: (url: unknown) => (typeof url === 'string' && /^https?:\/\//i.test(url) ? url : undefined),
   nav: [
     { section: 'home', href: '/admin', label: 'Home' },
+    { section: 'attention', href: '/admin/attention', label: 'Needs attention' },
     { section: 'checks', href: '/admin/checks', label: 'Patrol checks' },
     { section: 'equipment', href: '/admin/equipment/assignments', label: 'Equipment' },
     { section: 'questionnaire', href: '/admin/questionnaire', label: 'Questionnaire' },

@@ -2,6 +2,8 @@ import express, { type Router } from 'express';
 import type { Reader } from '../db/pool';
 import { StreamLimit } from '../http/stream-limit';
 import { checkHandler } from './check-page';
+import { attentionHandlers, DEFAULT_ATTENTION } from './attention';
+import type { AttentionSettings } from '../config';
 import { choiceSource, riderLookupHandler } from './choices';
 import { adminErrorHandler, notFound, type Logger } from './errors';
 import { homeHandler } from './home';
@@ -17,17 +19,22 @@ export interface AdminDeps {
   /** CSV downloads each session may run at once (STREAMS_PER_TOKEN); unlimited when not given. */
   streamLimit?: StreamLimit;
   log?: Logger;
+  /** The thresholds of the "Needs attention" rules; their defaults when not given. */
+  attention?: AttentionSettings;
 }
 
 /**
  * The supervisors' HTML pages, mounted at /admin. One router, so a sign-in middleware can be put in
  * front of all of it. Every page is a GET whose filters live in the URL.
  */
-export function createAdminRouter({ pool, streamPool = pool, streamLimit = new StreamLimit(Infinity), log = console.error }: AdminDeps): Router {
+export function createAdminRouter({ pool, streamPool = pool, streamLimit = new StreamLimit(Infinity), log = console.error, attention = DEFAULT_ATTENTION }: AdminDeps): Router {
   const router = express.Router();
   const choices = choiceSource(pool);
 
-  router.get('/', homeHandler(pool));
+  router.get('/', homeHandler(pool, attention));
+  const attend = attentionHandlers({ pool, streamPool, streamLimit, settings: attention });
+  router.get('/attention', attend.page);
+  router.get('/attention/:rule.csv', attend.csv);
   for (const resource of allLists) {
     const handlers = listHandlers(resource, { pool, streamPool, streamLimit, choices, tabs: equipmentTabs });
     router.get(resource.path, handlers.page);

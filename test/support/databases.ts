@@ -12,6 +12,8 @@ export function testDatabases() {
      * statements never show in LARGE's transaction counts, which the abandoned-streams tests read.
      */
     largeCopy: `rider_equipment_test_large_copy_${run}`,
+    /** A copy of FIXTURE with rows made for each "Needs attention" rule (test/attention.test.ts adds them). */
+    attention: `rider_equipment_test_attention_${run}`,
   };
 }
 

@@ -49,6 +49,10 @@ export default async function globalSetup(): Promise<void> {
   const fixtureUrl = await createDatabase(adminUrl, testDatabases().fixture);
   const fixture = fs.readFileSync(path.join(__dirname, '../fixtures/fixture.sql'), 'utf8');
   await withClient(fixtureUrl, (client) => client.query(fixture));
+  await withClient(adminUrl, async (admin) => {
+    await admin.query(`DROP DATABASE IF EXISTS "${testDatabases().attention}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${testDatabases().attention}" TEMPLATE "${testDatabases().fixture}"`);
+  });
 
   const demoUrl = await createDatabase(adminUrl, testDatabases().demo);
   await withClient(demoUrl, (client) => seedDemo(client, { riders: 300, seed: 42 }));

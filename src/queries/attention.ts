@@ -1,0 +1,176 @@
+import type { Knex } from 'knex';
+import { sql } from '../db/knex';
+import type { AttentionSettings } from '../config';
+import { applyScope, type Scope } from '../filters/scope';
+
+// "Needs attention": each rule once, as SQL, for the admin page, its CSV, the home page's counts and a
+// rider's report. Every rule is judged as of the end of one day (`asOf`, YYYY-MM-DD, in the session's
+// time zone), within the supervisor's 3PL, and for one rider when `riderId` is given.
+
+export interface AttentionQuery {
+  asOf: string;
+  settings: AttentionSettings;
+  scope: Scope;
+  riderId?: string;
+}
+
+export type RuleName = 'failing-checks' | 'overdue-items' | 'losses' | 'unchecked';
+
+/** The end of the as-of day: `asOf + 1 day` at midnight, exclusive. */
+const UNTIL = `(?::date + 1)::timestamptz`;
+const day = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD')`;
+
+/** Riders (alias r) of the scope, one rider when asked. */
+function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
+  applyScope(builder, q.scope);
+  if (q.riderId) builder.where('r.id', q.riderId);
+  return builder;
+}
+
+/**
+ * Riders whose last `failedChecks` patrol checks (up to the as-of day) each failed a validation,
+ * ID, plate or sticker: newest failure first, with what the newest check failed.
+ */
+export function failingChecks(q: AttentionQuery) {
+  const recent = riders(
+    sql('patrol_checks as pc')
+      .join('riders as r', 'r.id', 'pc.rider_id')
+      .whereRaw(`pc.checked_at < ${UNTIL}`, [q.asOf])
+      .select(
+        'pc.rider_id',
+        'pc.checked_at',
+        sql.raw('NOT (pc.id_valid AND pc.plate_valid AND pc.sticker_valid) AS failed'),
+        sql.raw(`concat_ws(', ', CASE WHEN NOT pc.id_valid THEN 'ID' END, CASE WHEN NOT pc.plate_valid THEN 'plate' END, CASE WHEN NOT pc.sticker_valid THEN 'sticker' END) AS what`),
+        sql.raw('row_number() OVER (PARTITION BY pc.rider_id ORDER BY pc.checked_at DESC, pc.id DESC) AS n'),
+      ),
+    q,
+  );
+  return sql
+    .from(recent.as('k'))
+    .join('riders as r', 'r.id', 'k.rider_id')
+    .join('companies as c', 'c.id', 'r.company_id')
+    .where('k.n', '<=', q.settings.failedChecks)
+    .groupBy('r.id', 'r.name', 'c.name')
+    .havingRaw('count(*) = ? AND bool_and(k.failed)', [q.settings.failedChecks])
+    .select(
+      'r.id as rider_id',
+      'r.name as rider_name',
+      'c.name as company',
+      sql.raw(`${day('max(k.checked_at)')} AS last_check`),
+      sql.raw(`${day('min(k.checked_at)')} AS failing_since`),
+      sql.raw('(array_agg(k.what ORDER BY k.n))[1] AS last_failed'),
+    )
+    .orderByRaw('max(k.checked_at) DESC, r.id');
+}
+
+/** Items held at the end of the as-of day whose exchange day (assigned + the product's days) is before it. */
+export function overdueItems(q: AttentionQuery) {
+  const eligible = `(a.assigned_at + p.exchange_after_days * interval '1 day')`;
+  return riders(
+    sql('assignments as a')
+      .join('products as p', 'p.id', 'a.product_id')
+      .join('product_variations as v', 'v.id', 'a.variation_id')
+      .join('riders as r', 'r.id', 'a.rider_id')
+      .join('companies as c', 'c.id', 'r.company_id')
+      .whereRaw(`a.assigned_at < ${UNTIL} AND (a.deleted_at IS NULL OR a.deleted_at >= ${UNTIL})`, [q.asOf, q.asOf])
+      .whereRaw(`${eligible}::date < ?::date`, [q.asOf])
+      .select(
+        'r.id as rider_id',
+        'r.name as rider_name',
+        'c.name as company',
+        'p.name as product_name',
+        'v.name as variation_name',
+        sql.raw(`${day('a.assigned_at')} AS assigned_on`),
+        sql.raw(`${day(eligible)} AS eligible_on`),
+        sql.raw(`(?::date - ${eligible}::date) AS days_past`, [q.asOf]),
+      )
+      .orderByRaw(`${eligible}, a.id`),
+    q,
+  );
+}
+
+/**
+ * Per 3PL with Lost or Accident exchanges in the last `lossDays` days: how many, against how many the
+ * 3PL usually has in as many days (its rate over the `baselineDays` before them), most above first.
+ */
+export function losses(q: AttentionQuery) {
+  const { lossDays, baselineDays } = q.settings;
+  const since = `(${UNTIL} - ? * interval '1 day')`;
+  const counted = riders(
+    sql('product_exchanges as e')
+      .join('assignments as a', 'a.id', 'e.old_assignment_id')
+      .join('riders as r', 'r.id', 'a.rider_id')
+      .whereIn('e.replacement_type', ['Lost', 'Accident'])
+      .whereRaw(`e.exchanged_at < ${UNTIL} AND e.exchanged_at >= ${since}`, [q.asOf, q.asOf, lossDays + baselineDays])
+      .groupBy('r.company_id')
+      .select(
+        'r.company_id',
+        sql.raw(`count(*) FILTER (WHERE e.exchanged_at >= ${since})::int AS recent`, [q.asOf, lossDays]),
+        sql.raw(`count(*) FILTER (WHERE e.exchanged_at < ${since})::int AS before`, [q.asOf, lossDays]),
+      ),
+    q,
+  );
+  return sql
+    .from(counted.as('k'))
+    .join('companies as c', 'c.id', 'k.company_id')
+    .where('k.recent', '>', 0)
+    .select(
+      'c.id as company_id',
+      'c.name as company',
+      'k.recent',
+      sql.raw('round(k.before * ?::numeric / ?, 1)::float8 AS usual', [lossDays, baselineDays]),
+      sql.raw('(k.recent > k.before * ?::numeric / ?) AS above_usual', [lossDays, baselineDays]),
+    )
+    .orderByRaw('k.recent - k.before * ?::numeric / ? DESC, c.name', [lossDays, baselineDays]);
+}
+
+/** One rider's Lost and Accident exchanges of the last `lossDays` days (their report's open points). */
+export function riderLosses(q: AttentionQuery & { riderId: string }) {
+  return riders(
+    sql('product_exchanges as e')
+      .join('assignments as a', 'a.id', 'e.old_assignment_id')
+      .join('products as p', 'p.id', 'a.product_id')
+      .join('product_variations as v', 'v.id', 'a.variation_id')
+      .join('riders as r', 'r.id', 'a.rider_id')
+      .whereIn('e.replacement_type', ['Lost', 'Accident'])
+      .whereRaw(`e.exchanged_at < ${UNTIL} AND e.exchanged_at >= (${UNTIL} - ? * interval '1 day')`, [q.asOf, q.asOf, q.settings.lossDays])
+      .select('e.replacement_type', 'p.name as product_name', 'v.name as variation_name', sql.raw(`${day('e.exchanged_at')} AS exchanged_on`))
+      .orderBy([{ column: 'e.exchanged_at' }, { column: 'e.id' }]),
+    q,
+  );
+}
+
+/** Riders holding equipment at the end of the as-of day with no patrol check in the `uncheckedDays` before it. */
+export function unchecked(q: AttentionQuery) {
+  const held = sql('assignments as a')
+    .whereRaw('a.rider_id = r.id')
+    .whereRaw(`a.assigned_at < ${UNTIL} AND (a.deleted_at IS NULL OR a.deleted_at >= ${UNTIL})`, [q.asOf, q.asOf]);
+  const last = sql('patrol_checks as pc').whereRaw('pc.rider_id = r.id').whereRaw(`pc.checked_at < ${UNTIL}`, [q.asOf]).max('pc.checked_at');
+  return sql
+    .from(
+      riders(
+        sql('riders as r')
+          .join('companies as c', 'c.id', 'r.company_id')
+          .whereRaw('(r.active_items > 0 OR r.returned_items > 0)')
+          .whereExists(held.clone().select(sql.raw('1')))
+          .select('r.id as rider_id', 'r.name as rider_name', 'c.name as company', sql.raw('(?) AS held', [held.clone().count()]), sql.raw('(?) AS last_checked_at', [last])),
+        q,
+      ).as('k'),
+    )
+    .whereRaw(`k.last_checked_at IS NULL OR k.last_checked_at < (${UNTIL} - ? * interval '1 day')`, [q.asOf, q.settings.uncheckedDays])
+    .select('k.rider_id', 'k.rider_name', 'k.company', sql.raw('k.held::int AS held'), sql.raw(`${day('k.last_checked_at')} AS last_check`))
+    .orderByRaw('k.last_checked_at NULLS FIRST, k.rider_id');
+}
+
+export const rules: Record<RuleName, (q: AttentionQuery) => Knex.QueryBuilder> = {
+  'failing-checks': failingChecks,
+  'overdue-items': overdueItems,
+  losses,
+  unchecked,
+};
+
+/** How many rows a rule has (for losses: 3PLs above their usual rate). */
+export function ruleCount(name: RuleName, q: AttentionQuery) {
+  const rows = rules[name](q).clearOrder();
+  return sql.from(rows.as('x')).modify((b) => (name === 'losses' ? b.where('x.above_usual', true) : b)).count({ total: '*' });
+}

@@ -1,0 +1,138 @@
+// "Needs attention" (src/queries/attention.ts, /admin/attention): each rule on rows made for it, on a
+// copy of the fixture, as of the end of 2025-01-31, with the default thresholds (2 failed checks, 60
+// days unchecked, Lost and Accident over 30 days against the 365 before).
+import request from 'supertest';
+import express from 'express';
+import { createAdminRouter } from '../src/admin/router';
+import { testApp, type TestApp } from './support/app';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = testApp('attention');
+  await t.pool.query(`
+    -- failing checks: rider 105's last two checks failed (sticker, then ID): listed.
+    -- Rider 106 failed, then passed; rider 104's one check (9003) failed alone: not listed.
+    INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid) VALUES
+      (9101, 105, 1, '2025-01-10 08:00:00+00', true, true, false),
+      (9102, 105, 2, '2025-01-20 08:00:00+00', false, true, true),
+      (9103, 106, 1, '2025-01-10 08:00:00+00', false, false, false),
+      (9104, 106, 1, '2025-01-20 08:00:00+00', true, true, true),
+      -- after the as-of day: not counted
+      (9105, 101, 1, '2025-02-05 08:00:00+00', false, false, false),
+      (9106, 101, 1, '2025-02-06 08:00:00+00', false, false, false);
+    -- unchecked: rider 107 holds a helmet since 2025-01-01 and was never checked: listed first.
+    -- Lost and Accident: Swift & Co (rider 9007199254740993) lost a helmet on 2025-01-15, against one
+    -- Accident in the year before (7003); 100%_Express (rider 102) lost a bag on 2025-01-20, none
+    -- before. Company 4's only Lost (7002, 2024-04-01) is older than the window: not listed.
+    INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type, deleted_at) VALUES
+      (1020, 107, 10, 11, '2025-01-01 09:00:00+00', 1, 0, 'assign', NULL),
+      (1021, 9007199254740993, 10, 11, '2024-09-01 09:00:00+00', 1, 0, 'assign', '2025-01-15 10:00:00+00'),
+      (1022, 9007199254740993, 10, 11, '2025-01-15 10:00:00+00', 1, 0, 'exchange', NULL),
+      (1023, 102, 20, 21, '2024-09-01 09:00:00+00', 1, 0, 'assign', '2025-01-20 10:00:00+00'),
+      (1024, 102, 20, 21, '2025-01-20 10:00:00+00', 1, 0, 'exchange', NULL);
+    INSERT INTO product_exchanges (id, old_assignment_id, new_assignment_id, exchanged_at, exchange_type, replacement_type, processed_by) VALUES
+      (7101, 1021, 1022, '2025-01-15 10:00:00+00', 'Lost item', 'Lost', 1),
+      (7102, 1023, 1024, '2025-01-20 10:00:00+00', 'Lost item', 'Lost', 1);
+  `);
+});
+afterAll(() => t.close());
+
+const AS_OF = '2025-01-31';
+/** One rule's section of the page: its count and its table's rows, as cell texts. */
+function section(html: string, name: string) {
+  const body = new RegExp(`<section class="panel attention" id="${name}"[^]*?</section>`).exec(html)![0];
+  const rows = [...body.matchAll(/<tr>\s*(<td[^]*?)<\/tr>/g)].map(([, row]) => [...row.matchAll(/<td[^>]*>([^]*?)<\/td>/g)].map(([, cell]) => cell.replace(/<[^>]+>/g, '').replace(/&amp;/g, '&')));
+  return { body, rows };
+}
+const page = async (app: express.Express, query = `?as_of=${AS_OF}`) => (await request(app).get(`/admin/attention${query}`).expect(200)).text;
+
+describe('the rules, as of the end of one day', () => {
+  it('failing checks: riders whose last two checks each failed a validation', async () => {
+    const { rows } = section(await page(t.app), 'failing-checks');
+    expect(rows).toEqual([['105', 'Lee Park', 'swift & co', '2025-01-20', '2025-01-10', 'ID']]);
+  });
+
+  it('items past their exchange day: held items whose product’s period has run out, longest overdue first', async () => {
+    const { rows } = section(await page(t.app), 'overdue-items');
+    expect(rows.map((row) => [row[0], row[3], row[5], row[6]])).toEqual([
+      ['104', 'Helmet / M', '2024-09-28', '125'],
+      ['101', 'Helmet / L', '2024-12-07', '55'],
+      ['105', 'Helmet / M', '2024-12-28', '34'],
+      ['9007199254740993', 'Helmet / L', '2025-01-28', '3'],
+    ]);
+  });
+
+  it('Lost and Accident by 3PL: the last 30 days against the usual rate', async () => {
+    const { rows, body } = section(await page(t.app), 'losses');
+    expect(rows).toEqual([
+      ['100%_Express', '1', '0', 'Yes'],
+      ['Swift & Co', '1', '0.1', 'Yes'],
+    ]);
+    // Each 3PL links to its exchanges of the window.
+    expect(body).toContain('href="/admin/equipment/exchanges?3pl=Swift+%26+Co&amp;exchange_date_from=2025-01-02&amp;exchange_date_to=2025-01-31"');
+  });
+
+  it('riders not checked lately: holding equipment, no check in 60 days, never checked first', async () => {
+    const { rows } = section(await page(t.app), 'unchecked');
+    expect(rows.map((row) => [row[0], row[3], row[4]])).toEqual([
+      ['107', '1', 'Never'],
+      ['9007199254740993', '2', '2024-04-30'],
+      ['101', '2', '2024-05-01'],
+      ['102', '2', '2024-05-31'],
+      ['104', '1', '2024-06-01'],
+    ]);
+  });
+
+  it('counts each rule on the page and on the home page, linking to its section', async () => {
+    const html = await page(t.app);
+    const counts = [...html.matchAll(/<li><a href="#([a-z-]+)"><span class="figure">(\d+)<\/span>/g)].map(([, name, n]) => [name, n]);
+    expect(counts).toEqual([['failing-checks', '1'], ['overdue-items', '4'], ['losses', '2'], ['unchecked', '5']]);
+    const home = (await request(t.app).get(`/admin?as_of=${AS_OF}`).expect(200)).text;
+    expect([...home.matchAll(/<li><a href="\/admin\/attention\?as_of=2025-01-31#([a-z-]+)"><span class="figure">(\d+)<\/span>/g)].map(([, name, n]) => [name, n])).toEqual(counts);
+  });
+
+  it('follows its settings: with 1 failed check and 300 days unchecked', async () => {
+    const strict = testApp('attention', { ATTENTION_FAILED_CHECKS: '1', ATTENTION_UNCHECKED_DAYS: '300' });
+    try {
+      const html = await page(strict.app);
+      expect(section(html, 'failing-checks').rows.map((row) => row[0])).toEqual(['105', '104', '102', '9007199254740993']);
+      expect(section(html, 'unchecked').rows.map((row) => row[0])).toEqual(['107']);
+      expect(html).toContain('Riders whose last 1 patrol checks each failed a validation');
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('the lists as CSV, and the 3PL scope', () => {
+  it('downloads a whole rule as CSV', async () => {
+    const res = await request(t.app).get(`/admin/attention/overdue-items.csv?as_of=${AS_OF}`).expect(200);
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="attention-overdue-items-${AS_OF}.csv"`);
+    const lines = res.text.trimEnd().split('\n');
+    expect(lines[0]).toBe('\uFEFFRider ID,Rider,3PL,Item,Assigned,Exchange due,Days past'); // with the BOM spreadsheets read as UTF-8
+    expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(['104', '101', '105', '9007199254740993']);
+    await request(t.app).get('/admin/attention/nothing.csv').expect(404);
+    await request(t.app).get('/admin/attention/unchecked.csv?as_of=2025-02-30').expect(400);
+  });
+
+  it('shows a supervisor limited to one 3PL only that 3PL’s riders', async () => {
+    const scoped = express()
+      .use((_req, res, next) => {
+        res.locals.supervisor = { id: '1', username: 'swift-lead', companyId: '1' }; // Swift & Co
+        next();
+      })
+      .use('/admin', createAdminRouter({ pool: t.pool, log: () => undefined }));
+    const html = await page(scoped);
+    expect(section(html, 'failing-checks').rows).toEqual([]);
+    expect(section(html, 'overdue-items').rows.map((row) => row[0])).toEqual(['101', '9007199254740993']);
+    expect(section(html, 'losses').rows.map((row) => row[0])).toEqual(['Swift & Co']);
+    expect(section(html, 'unchecked').rows.map((row) => row[0])).toEqual(['107', '9007199254740993', '101']);
+    const csv = (await request(scoped).get(`/admin/attention/unchecked.csv?as_of=${AS_OF}`).expect(200)).text.trimEnd().split('\n');
+    expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(['107', '9007199254740993', '101']);
+  });
+
+  it('says what is wrong with a bad day, beside the field', async () => {
+    const res = await request(t.app).get('/admin/attention?as_of=2025-13-01').expect(400);
+    expect(res.text).toContain('“2025-13-01” must be a real calendar day written YYYY-MM-DD');
+  });
+});
