@@ -6,6 +6,7 @@ import * as access from '../../db/migrations/20261122_003_access';
 import * as checkQuestioners from '../../db/migrations/20261123_004_check_questioners';
 import * as rateLimits from '../../db/migrations/20261123_005_rate_limits';
 import * as riderListKept from '../../db/migrations/20261123_006_rider_list_kept';
+import * as attention from '../../db/migrations/20261123_007_attention';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -20,6 +21,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261123_004_check_questioners', checkQuestioners],
   ['20261123_005_rate_limits', rateLimits],
   ['20261123_006_rider_list_kept', riderListKept],
+  ['20261123_007_attention', attention],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -32,35 +32,43 @@ function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
  * ID, plate or sticker: newest failure first, with what the newest check failed.
  */
 export function failingChecks(q: AttentionQuery) {
-  const recent = riders(
-    sql('patrol_checks as pc')
-      .join('riders as r', 'r.id', 'pc.rider_id')
-      .whereRaw(`pc.checked_at < ${UNTIL}`, [q.asOf])
+  // Each rider's newest checks, read from the end of patrol_checks_rider_latest_idx (migration 007).
+  const latest = sql('patrol_checks as pc')
+    .whereRaw('pc.rider_id = r.id')
+    .whereRaw(`pc.checked_at < ${UNTIL}`, [q.asOf])
+    .orderBy([{ column: 'pc.checked_at', order: 'desc' }, { column: 'pc.id', order: 'desc' }])
+    .limit(q.settings.failedChecks)
+    .select(
+      'pc.checked_at',
+      sql.raw('NOT (pc.id_valid AND pc.plate_valid AND pc.sticker_valid) AS failed'),
+      sql.raw(`concat_ws(', ', CASE WHEN NOT pc.id_valid THEN 'ID' END, CASE WHEN NOT pc.plate_valid THEN 'plate' END, CASE WHEN NOT pc.sticker_valid THEN 'sticker' END) AS what`),
+    );
+  const summary = sql
+    .from(latest.as('l'))
+    .select(
+      sql.raw('count(*) AS n'),
+      sql.raw('bool_and(l.failed) AS all_failed'),
+      sql.raw('max(l.checked_at) AS last_at'),
+      sql.raw('min(l.checked_at) AS first_at'),
+      sql.raw('(array_agg(l.what ORDER BY l.checked_at DESC))[1] AS what'),
+    );
+  return riders(
+    sql('riders as r')
+      .join('companies as c', 'c.id', 'r.company_id')
+      .joinRaw('CROSS JOIN LATERAL (?) AS k', [summary as unknown as Knex.Raw]) // a builder, bound as a subquery
+      .where('k.n', q.settings.failedChecks)
+      .where('k.all_failed', true)
       .select(
-        'pc.rider_id',
-        'pc.checked_at',
-        sql.raw('NOT (pc.id_valid AND pc.plate_valid AND pc.sticker_valid) AS failed'),
-        sql.raw(`concat_ws(', ', CASE WHEN NOT pc.id_valid THEN 'ID' END, CASE WHEN NOT pc.plate_valid THEN 'plate' END, CASE WHEN NOT pc.sticker_valid THEN 'sticker' END) AS what`),
-        sql.raw('row_number() OVER (PARTITION BY pc.rider_id ORDER BY pc.checked_at DESC, pc.id DESC) AS n'),
-      ),
+        'r.id as rider_id',
+        'r.name as rider_name',
+        'c.name as company',
+        sql.raw(`${day('k.last_at')} AS last_check`),
+        sql.raw(`${day('k.first_at')} AS failing_since`),
+        sql.raw('k.what AS last_failed'),
+      )
+      .orderByRaw('k.last_at DESC, r.id'),
     q,
   );
-  return sql
-    .from(recent.as('k'))
-    .join('riders as r', 'r.id', 'k.rider_id')
-    .join('companies as c', 'c.id', 'r.company_id')
-    .where('k.n', '<=', q.settings.failedChecks)
-    .groupBy('r.id', 'r.name', 'c.name')
-    .havingRaw('count(*) = ? AND bool_and(k.failed)', [q.settings.failedChecks])
-    .select(
-      'r.id as rider_id',
-      'r.name as rider_name',
-      'c.name as company',
-      sql.raw(`${day('max(k.checked_at)')} AS last_check`),
-      sql.raw(`${day('min(k.checked_at)')} AS failing_since`),
-      sql.raw('(array_agg(k.what ORDER BY k.n))[1] AS last_failed'),
-    )
-    .orderByRaw('max(k.checked_at) DESC, r.id');
 }
 
 /** Items held at the end of the as-of day whose exchange day (assigned + the product's days) is before it. */
