@@ -105,7 +105,7 @@ export function createApp({ pool, streamPool = pool, reads = primaryOnly(pool, s
     const signIn = createSignIn({ pool, config, log });
     app.use('/admin', signIn.sessions, signIn.router, signIn.requireSupervisor);
   }
-  app.use('/admin', createReportsRouter({ pool: reads.queries, streamPool: reads.streams, log, chromiumPath: config.chromiumPath }));
+  app.use('/admin', createReportsRouter({ pool: reads.queries, streamPool: reads.streams, log, chromiumPath: config.chromiumPath, attention: config.attention }));
   app.use('/admin', createAdminRouter({ pool: reads.queries, streamPool: reads.streams, streamLimit, log, attention: config.attention }));
 
   app.use((req) => {

@@ -46,6 +46,9 @@ export interface AttentionSettings {
   baselineDays: number;
 }
 
+/** The "Needs attention" thresholds when no ATTENTION_* setting is given. */
+export const DEFAULT_ATTENTION: AttentionSettings = { failedChecks: 2, uncheckedDays: 60, lossDays: 30, baselineDays: 365 };
+
 export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
@@ -149,10 +152,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     streamsPerToken: integer(env, 'STREAMS_PER_TOKEN', 2, 1, 1000),
     attention: {
-      failedChecks: integer(env, 'ATTENTION_FAILED_CHECKS', 2, 1, 20),
-      uncheckedDays: integer(env, 'ATTENTION_UNCHECKED_DAYS', 60, 1, 3650),
-      lossDays: integer(env, 'ATTENTION_LOSS_DAYS', 30, 1, 365),
-      baselineDays: integer(env, 'ATTENTION_BASELINE_DAYS', 365, 1, 3650),
+      failedChecks: integer(env, 'ATTENTION_FAILED_CHECKS', DEFAULT_ATTENTION.failedChecks, 1, 20),
+      uncheckedDays: integer(env, 'ATTENTION_UNCHECKED_DAYS', DEFAULT_ATTENTION.uncheckedDays, 1, 3650),
+      lossDays: integer(env, 'ATTENTION_LOSS_DAYS', DEFAULT_ATTENTION.lossDays, 1, 365),
+      baselineDays: integer(env, 'ATTENTION_BASELINE_DAYS', DEFAULT_ATTENTION.baselineDays, 1, 3650),
     },
     webConcurrency,
     logRequests,

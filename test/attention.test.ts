@@ -136,3 +136,27 @@ describe('the lists as CSV, and the 3PL scope', () => {
     expect(res.text).toContain('“2025-13-01” must be a real calendar day written YYYY-MM-DD');
   });
 });
+
+describe('a rider’s report', () => {
+  const openPoints = (html: string) =>
+    [.../<section class="open-points">([^]*?)<\/section>/.exec(html)![1].matchAll(/<li>([^]*?)<\/li>/g)].map(([, text]) => text.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim());
+
+  it('lists the rider’s open points as of the report’s day', async () => {
+    expect(openPoints((await request(t.app).get(`/admin/riders/105/report?as_of=${AS_OF}`).expect(200)).text)).toEqual([
+      'The last checks failed a validation, since 2025-01-10; the newest, on 2025-01-20, failed: ID.',
+      'Helmet / M is past its exchange day (2024-12-28, 34 days ago).',
+    ]);
+    expect(openPoints((await request(t.app).get(`/admin/riders/9007199254740993/report?as_of=${AS_OF}`).expect(200)).text)).toEqual([
+      'Helmet / L is past its exchange day (2025-01-28, 3 days ago).',
+      'Lost exchange of Helmet / M on 2025-01-15.',
+      'Holds equipment and was last checked on 2024-04-30.',
+    ]);
+    expect(openPoints((await request(t.app).get(`/admin/riders/107/report?as_of=${AS_OF}`).expect(200)).text)).toEqual(['Holds equipment and has never been checked.']);
+  });
+
+  it('says there are none for a rider with nothing open', async () => {
+    const html = (await request(t.app).get(`/admin/riders/106/report?as_of=${AS_OF}`).expect(200)).text;
+    expect(openPoints(html)).toEqual([]);
+    expect(html).toContain('None: the last checks passed, nothing is past its exchange day, no recent loss, and checked lately.');
+  });
+});

@@ -22,7 +22,6 @@ import { href, stringQuery } from './urls';
 // "Needs attention": the rules of src/queries/attention.ts, each shown with what it means, how many
 // match, the first rows (each linking to the rider) and a CSV of all of them.
 
-export const DEFAULT_ATTENTION: AttentionSettings = { failedChecks: 2, uncheckedDays: 60, lossDays: 30, baselineDays: 365 };
 export const SHOWN = 20;
 
 export interface Rule {

@@ -8,22 +8,25 @@ import { applyScope, type Scope } from '../filters/scope';
 // time zone), within the supervisor's 3PL, and for one rider when `riderId` is given.
 
 export interface AttentionQuery {
-  asOf: string;
+  /** YYYY-MM-DD; null: today in the session's time zone. */
+  asOf: string | null;
   settings: AttentionSettings;
   scope: Scope;
-  riderId?: string;
+  /** Only these riders (a report's). */
+  riderIds?: readonly string[];
 }
 
 export type RuleName = 'failing-checks' | 'overdue-items' | 'losses' | 'unchecked';
 
-/** The end of the as-of day: `asOf + 1 day` at midnight, exclusive. */
-const UNTIL = `(?::date + 1)::timestamptz`;
+/** The as-of day, and its end (`asOf + 1 day` at midnight, exclusive). */
+const AS_OF = 'coalesce(?::date, current_date)';
+const UNTIL = `(${AS_OF} + 1)::timestamptz`;
 const day = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD')`;
 
-/** Riders (alias r) of the scope, one rider when asked. */
+/** Riders (alias r) of the scope, only some when asked. */
 function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
   applyScope(builder, q.scope);
-  if (q.riderId) builder.where('r.id', q.riderId);
+  if (q.riderIds) builder.whereIn('r.id', q.riderIds);
   return builder;
 }
 
@@ -81,7 +84,7 @@ export function overdueItems(q: AttentionQuery) {
       .join('riders as r', 'r.id', 'a.rider_id')
       .join('companies as c', 'c.id', 'r.company_id')
       .whereRaw(`a.assigned_at < ${UNTIL} AND (a.deleted_at IS NULL OR a.deleted_at >= ${UNTIL})`, [q.asOf, q.asOf])
-      .whereRaw(`${eligible}::date < ?::date`, [q.asOf])
+      .whereRaw(`${eligible}::date < ${AS_OF}`, [q.asOf])
       .select(
         'r.id as rider_id',
         'r.name as rider_name',
@@ -90,7 +93,7 @@ export function overdueItems(q: AttentionQuery) {
         'v.name as variation_name',
         sql.raw(`${day('a.assigned_at')} AS assigned_on`),
         sql.raw(`${day(eligible)} AS eligible_on`),
-        sql.raw(`(?::date - ${eligible}::date) AS days_past`, [q.asOf]),
+        sql.raw(`(${AS_OF} - ${eligible}::date) AS days_past`, [q.asOf]),
       )
       .orderByRaw(`${eligible}, a.id`),
     q,
@@ -132,8 +135,8 @@ export function losses(q: AttentionQuery) {
     .orderByRaw('k.recent - k.before * ?::numeric / ? DESC, c.name', [lossDays, baselineDays]);
 }
 
-/** One rider's Lost and Accident exchanges of the last `lossDays` days (their report's open points). */
-export function riderLosses(q: AttentionQuery & { riderId: string }) {
+/** Riders' own Lost and Accident exchanges of the last `lossDays` days (their reports' open points). */
+export function riderLosses(q: AttentionQuery) {
   return riders(
     sql('product_exchanges as e')
       .join('assignments as a', 'a.id', 'e.old_assignment_id')
@@ -142,7 +145,7 @@ export function riderLosses(q: AttentionQuery & { riderId: string }) {
       .join('riders as r', 'r.id', 'a.rider_id')
       .whereIn('e.replacement_type', ['Lost', 'Accident'])
       .whereRaw(`e.exchanged_at < ${UNTIL} AND e.exchanged_at >= (${UNTIL} - ? * interval '1 day')`, [q.asOf, q.asOf, q.settings.lossDays])
-      .select('e.replacement_type', 'p.name as product_name', 'v.name as variation_name', sql.raw(`${day('e.exchanged_at')} AS exchanged_on`))
+      .select('r.id as rider_id', 'e.replacement_type', 'p.name as product_name', 'v.name as variation_name', sql.raw(`${day('e.exchanged_at')} AS exchanged_on`))
       .orderBy([{ column: 'e.exchanged_at' }, { column: 'e.id' }]),
     q,
   );

@@ -3,7 +3,9 @@ import { toNative } from '../db/knex';
 import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import type { Scope } from '../filters/scope';
+import type { AttentionSettings } from '../config';
 import * as assignments from '../queries/assignments';
+import * as attention from '../queries/attention';
 import * as patrolChecks from '../queries/patrol-checks';
 import * as productExchanges from '../queries/product-exchanges';
 import * as productReturns from '../queries/product-returns';
@@ -20,6 +22,8 @@ export interface RiderReport {
   exchanges: Row[];
   checks: Row[];
   totals: { held: number; assignments: number; returns: number; exchanges: number; checks: number; checksPassed: number };
+  /** What "Needs attention" says of this rider (src/queries/attention.ts). */
+  openPoints: { failing?: Row; overdue: Row[]; unchecked?: Row; losses: Row[]; any: boolean };
 }
 
 const run = (pool: Reader, builder: Knex.QueryBuilder, signal?: AbortSignal) => queryRows<Row>(pool, toNative(builder), signal);
@@ -48,9 +52,16 @@ export async function countRiders(pool: Reader, values: riderEquipment.Filters, 
  * The reports of these riders, in their order. Four queries whatever the number of riders, each
  * the builder the admin lists use, limited to the riders, the scope and the end of `asOf`.
  */
-export async function loadReports(pool: Reader, riders: Row[], scope: Scope, asOf?: string, signal?: AbortSignal): Promise<RiderReport[]> {
+export async function loadReports(pool: Reader, riders: Row[], scope: Scope, settings: AttentionSettings, asOf?: string, signal?: AbortSignal): Promise<RiderReport[]> {
   if (riders.length === 0) return [];
   const ids = riders.map((r) => String(r.id));
+  const q = { asOf: asOf ?? null, settings, scope, riderIds: ids };
+  const [failing, overdue, unchecked, losses] = await Promise.all([
+    run(pool, attention.failingChecks(q), signal).then(byRider),
+    run(pool, attention.overdueItems(q), signal).then(byRider),
+    run(pool, attention.unchecked(q), signal).then(byRider),
+    run(pool, attention.riderLosses(q), signal).then(byRider),
+  ]);
   const [assigned, returned, exchanged, checked] = await Promise.all([
     run(pool, assignments.reportRows(ids, scope, asOf), signal).then(byRider),
     run(pool, productReturns.reportRows(ids, scope, asOf), signal).then(byRider),
@@ -67,8 +78,15 @@ export async function loadReports(pool: Reader, riders: Row[], scope: Scope, asO
       exchanges: exchanged.get(id) ?? [],
       checks: checked.get(id) ?? [],
     };
+    const openPoints = {
+      failing: failing.get(id)?.[0],
+      overdue: overdue.get(id) ?? [],
+      unchecked: unchecked.get(id)?.[0],
+      losses: losses.get(id) ?? [],
+    };
     return {
       ...report,
+      openPoints: { ...openPoints, any: Boolean(openPoints.failing || openPoints.unchecked || openPoints.overdue.length || openPoints.losses.length) },
       totals: {
         held: report.held.length,
         assignments: report.assignments.length,

@@ -12,6 +12,7 @@ import { pathId } from '../admin/path-id';
 import { scopeOf } from '../admin/scope';
 import { href, stringQuery } from '../admin/urls';
 import { countRiders, findRiders, loadReports } from './data';
+import { DEFAULT_ATTENTION, type AttentionSettings } from '../config';
 import { canPrint, printerFor, type Paper } from './pdf';
 import { renderReport, type ReportDocument } from './render';
 
@@ -26,6 +27,8 @@ export interface ReportsDeps {
   /** Chromium for PDF; defaults to the CHROMIUM_PATH setting; null turns PDF off. */
   chromiumPath?: string | null;
   batchCap?: number;
+  /** The thresholds of the open points each report lists; their defaults when not given. */
+  attention?: AttentionSettings;
 }
 
 const asOf = { type: 'date', label: 'As of', description: 'What the rider held at the end of this day, and the history up to it.' } as const;
@@ -39,7 +42,7 @@ const batchPdf = queryValidator(defineParams({ ...riderEquipment.adminParams, pa
  * Printable rider reports, mounted at /admin beside the admin pages (and behind the same sign-in):
  * one rider (`/riders/:id/report`), or every rider a filter keeps (`/reports`), each also as PDF.
  */
-export function createReportsRouter({ pool, streamPool = pool, log = console.error, chromiumPath, batchCap = BATCH_CAP }: ReportsDeps): Router {
+export function createReportsRouter({ pool, streamPool = pool, log = console.error, chromiumPath, batchCap = BATCH_CAP, attention = DEFAULT_ATTENTION }: ReportsDeps): Router {
   const printer = canPrint(chromiumPath ?? undefined) ? printerFor(chromiumPath!) : undefined;
   const router = express.Router();
   router.use('/reports/assets', express.static(path.join(projectRoot, 'public/reports'), { index: false, maxAge: '1h' }));
@@ -63,7 +66,7 @@ export function createReportsRouter({ pool, streamPool = pool, log = console.err
     // Another 3PL's rider is not found, as on the rider page: its existence is not told.
     const riders = await findRiders(pool, { ...scope, rider_id: id }, 1, clientSignal(res));
     if (!riders.length) throw new HttpError(404, `There is no rider with ID ${id}.`);
-    const reports = await loadReports(pool, riders, scope, values.as_of, clientSignal(res));
+    const reports = await loadReports(pool, riders, scope, attention, values.as_of, clientSignal(res));
     const query: Record<string, string> = values.as_of ? { as_of: values.as_of } : {};
     const pagePath = `/admin/riders/${id}/report`;
     await send(res, {
@@ -86,7 +89,7 @@ export function createReportsRouter({ pool, streamPool = pool, log = console.err
         'Narrow it down: one 3PL (3pl_name), or only riders holding equipment now (active=1).', { title: 'Too many riders for one batch' });
     }
     if (!riders.length) throw new HttpError(404, values.rider_id ? `There is no rider with ID ${values.rider_id}.` : 'No rider matches these filters.');
-    const reports = await loadReports(streamPool, riders, scope, undefined, clientSignal(res));
+    const reports = await loadReports(streamPool, riders, scope, attention, undefined, clientSignal(res));
     const query = stringQuery(req.query as Record<string, unknown>, ['rider_id', '3pl_name', 'active']);
     await send(res, {
       title: `Equipment reports: ${riders.length === 1 ? '1 rider' : `${riders.length} riders`}`,
