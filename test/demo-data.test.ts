@@ -1,6 +1,7 @@
 import pg from 'pg';
 import request from 'supertest';
-import { seedDemo } from '../db/seeds/demo';
+import { DEMO_ANCHOR, seedDemo } from '../db/seeds/demo';
+import { prepareDemo } from '../src/db/bootstrap';
 import { migrateDatabase } from '../src/db/migrate';
 import { testApp, type TestApp } from './support/app';
 import { databaseUrl, testDatabases } from './support/databases';
@@ -131,6 +132,42 @@ describe('seedDemo', () => {
       } finally {
         await client.end();
       }
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+});
+
+describe('the demo npm start loads', () => {
+  it('ends now, so the home page shows today’s checks, while seedDemo alone keeps its fixed dates', async () => {
+    const admin = new pg.Client(process.env.TEST_ADMIN_URL);
+    await admin.connect();
+    const name = `${testDatabases().demo}_today`;
+    await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+    const url = databaseUrl(process.env.TEST_ADMIN_URL!, name);
+    try {
+      const logs: string[] = [];
+      const before = Date.now();
+      await prepareDemo(url, (line) => logs.push(line));
+      const client = new pg.Client(url);
+      await client.connect();
+      try {
+        const newest = async (sql: string) => new Date((await client.query(sql)).rows[0].newest).getTime();
+        for (const sql of ['SELECT max(checked_at) AS newest FROM patrol_checks', 'SELECT max(assigned_at) AS newest FROM assignments']) {
+          const at = await newest(sql);
+          expect(at).toBeLessThanOrEqual(Date.now());
+          expect(at).toBeGreaterThan(before - 3 * 24 * 3600 * 1000); // the last few days, not 2026-10-30
+        }
+        expect(Number((await client.query('SELECT count(*) AS n FROM riders')).rows[0].n)).toBe(300);
+        expect(logs.join('\n')).toMatch(/Loading demo data \(300 riders, seed 42, history up to \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\)/);
+      } finally {
+        await client.end();
+      }
+      // The tests' demo database, seeded without an anchor, ends the hour before 2026-10-31.
+      expect(new Date((await t.pool.query('SELECT max(checked_at) AS newest FROM patrol_checks')).rows[0].newest).getTime()).toBeLessThan(DEMO_ANCHOR);
+      expect(new Date((await t.pool.query('SELECT max(checked_at) AS newest FROM patrol_checks')).rows[0].newest).getTime()).toBeGreaterThan(DEMO_ANCHOR - 24 * 3600 * 1000);
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await admin.end();

@@ -15,6 +15,12 @@ import { ARABIC_FIRST_NAMES, ARABIC_LAST_NAMES, FAKE_ID_NOTES, FIRST_NAMES, LAST
 export interface DemoOptions {
   riders: number;
   seed: number;
+  /**
+   * The moment the history ends (ms since the epoch); the newest records are from the hour before it.
+   * Fixed by default (DEMO_ANCHOR), so tests and the bench load the same rows on every run; `npm start`
+   * passes its own start, so the demo it loads ends today.
+   */
+  anchor?: number;
   log?: (msg: string) => void;
 }
 
@@ -26,7 +32,7 @@ export const DEFAULT_DEMO: DemoOptions = { riders: 300, seed: 42 };
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
 const DAY = 24 * HOUR;
-const ANCHOR = Date.UTC(2026, 9, 31); // 2026-10-31T00:00:00Z
+export const DEMO_ANCHOR = Date.UTC(2026, 9, 31); // 2026-10-31T00:00:00Z
 const HISTORY_DAYS = 540; // ~18 months back from the anchor
 const FIRST_RIDER_ID = 100001;
 
@@ -169,6 +175,8 @@ interface Person {
 
 interface World {
   seed: number;
+  /** Where the history ends: DemoOptions.anchor. */
+  anchor: number;
   countries: Country[];
   companies: Person[];
   appUsers: Person[];
@@ -292,7 +300,7 @@ function personName(rng: Rng): string {
   return `${pick(rng, FIRST_NAMES)} ${pick(rng, LAST_NAMES)}`;
 }
 
-function buildWorld(seed: number): World {
+function buildWorld(seed: number, anchor: number): World {
   const rng = rngFor(seed, STREAM.world, 0);
   const countries: Country[] = COUNTRIES.map(([code, name, weight], i) => ({ id: i + 1, code, name, weight, patrollers: [], questions: [] }));
   const companies = COMPANIES.map(([name], i) => ({ id: i + 1, name }));
@@ -329,7 +337,7 @@ function buildWorld(seed: number): World {
     });
   }
   return {
-    seed, countries, companies, appUsers, patrollers, categories, products, productsByCategory, questions,
+    seed, anchor, countries, companies, appUsers, patrollers, categories, products, productsByCategory, questions,
     countryOdds: countries.map((c) => [c, c.weight] as const),
     companyOdds: COMPANIES.map(([, w], i) => [i + 1, w] as const),
     productOdds: products.map((p) => [p, p.weight] as const),
@@ -444,7 +452,7 @@ function riderBase(world: World, index: number): Omit<RiderPlan, 'assignments' |
   const rng = rngFor(world.seed, STREAM.rider, id);
   const country = weighted(rng, world.countryOdds);
   const companyId = weighted(rng, world.companyOdds);
-  const joinedAt = ANCHOR - int(rng, 20, HISTORY_DAYS) * DAY - int(rng, 0, 86399) * SECOND;
+  const joinedAt = world.anchor - int(rng, 20, HISTORY_DAYS) * DAY - int(rng, 0, 86399) * SECOND;
   return { index, id, name: personName(rng), companyId, country, joinedAt };
 }
 
@@ -452,7 +460,7 @@ function riderBase(world: World, index: number): Omit<RiderPlan, 'assignments' |
 function planAssignments(world: World, riderId: number, joinedAt: number, ids: IdCursor): Pick<RiderPlan, 'assignments' | 'returns' | 'exchanges'> {
   const rng = rngFor(world.seed, STREAM.assignments, riderId);
   const drafts: Draft[] = [];
-  const span = ANCHOR - HOUR - joinedAt;
+  const span = world.anchor - HOUR - joinedAt;
   const kit = int(rng, 2, 5); // handed out together on the first day
   const kitBy = pick(rng, world.appUsers).id;
   const kitMethod: 0 | 1 = chance(rng, 0.6) ? 1 : 0;
@@ -475,7 +483,7 @@ function planAssignments(world: World, riderId: number, joinedAt: number, ids: I
   // Decide each draft's fate; exchanges append their replacement, which gets its own fate in turn.
   for (let i = 0; i < drafts.length; i++) {
     const d = drafts[i];
-    const left = ANCHOR - d.assignedAt;
+    const left = world.anchor - d.assignedAt;
     const r = rng();
     if (left < 2 * DAY || r < 0.5) continue; // still with the rider
     const endsAt = d.assignedAt + int(rng, 1, Math.min(Math.floor(left / HOUR) - 1, 300 * 24)) * HOUR;
@@ -521,7 +529,7 @@ function planChecks(world: World, riderId: number, country: Country, joinedAt: n
   const n = int(rng, 5, 15);
   const from = joinedAt + DAY;
   const times: number[] = [];
-  for (let i = 0; i < n; i++) times.push(from + Math.floor((rng() * (ANCHOR - from)) / SECOND) * SECOND);
+  for (let i = 0; i < n; i++) times.push(from + Math.floor((rng() * (world.anchor - from)) / SECOND) * SECOND);
   times.sort((a, b) => a - b);
   return times.map((checkedAt) => {
     const id = ++ids.check;
@@ -849,7 +857,9 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
 
   const ctx: LoadContext = { client, log: options.log ?? (() => undefined), verbose: riders >= 10000 };
   const started = performance.now();
-  const world = buildWorld(seed >>> 0);
+  const anchor = options.anchor ?? DEMO_ANCHOR;
+  if (!Number.isSafeInteger(anchor) || anchor % SECOND !== 0) throw new Error(`seedDemo: anchor must be a whole second in ms, got ${anchor}`);
+  const world = buildWorld(seed >>> 0, anchor);
   const progress = (): Progress => ({ done: 0, total: riders });
   const counts: Record<string, number> = {};
 

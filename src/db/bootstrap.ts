@@ -62,8 +62,15 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<boolean> 
   }
 }
 
-/** Migrates, then (unless told not to) loads the demo data if the riders table is empty. */
-export async function prepareDemo(url: string, log: (msg: string) => void, demo = true): Promise<void> {
+/** The start of the current minute: where the demo's history ends when `npm start` loads it. */
+export const thisMinute = () => Math.floor(Date.now() / 60000) * 60000;
+
+/**
+ * Migrates, then (unless told not to) loads the demo data if the riders table is empty, its history
+ * ending at `anchor`: by default now, so a fresh start shows today's checks (tests and the bench
+ * seed with the fixed DEMO_ANCHOR instead).
+ */
+export async function prepareDemo(url: string, log: (msg: string) => void, demo = true, anchor = thisMinute()): Promise<void> {
   const applied = await migrateDatabase(url);
   if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
   if (!demo) return;
@@ -72,8 +79,8 @@ export async function prepareDemo(url: string, log: (msg: string) => void, demo 
   try {
     const { rows } = await client.query('SELECT EXISTS (SELECT 1 FROM riders) AS seeded');
     if (!rows[0].seeded) {
-      log(`Loading demo data (${DEFAULT_DEMO.riders} riders, seed ${DEFAULT_DEMO.seed})`);
-      await seedDemo(client, { ...DEFAULT_DEMO, log });
+      log(`Loading demo data (${DEFAULT_DEMO.riders} riders, seed ${DEFAULT_DEMO.seed}, history up to ${new Date(anchor).toISOString().slice(0, 16).replace('T', ' ')} UTC)`);
+      await seedDemo(client, { ...DEFAULT_DEMO, anchor, log });
     }
   } finally {
     await client.end();
