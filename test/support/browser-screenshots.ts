@@ -21,9 +21,11 @@ const MAX_HEIGHT = 2400;
 /** The pages, as paths; `{...}` parts are filled from the data once it is known. */
 const PAGES: Array<[name: string, path: string]> = [
   ['home', '/admin?as_of={latest}'],
+  ['attention', '/admin/attention?as_of={latest}'],
   ['checks', '/admin/checks'],
   ['checks-filtered', '/admin/checks?is_validation=0&3pl={company}'],
-  ['checks-invalid', '/admin/checks?rider_id=abc&check_date_from=2024-02-30'],
+  ['checks-invalid', '/admin/checks?rider_id=12.5&check_date_from=2024-02-30'],
+  ['assignments-by-item', '/admin/equipment/assignments?product_id={product}&variation_id={variation}'],
   ['check', '/admin/checks/{check}'],
   ['assignments', '/admin/equipment/assignments?active=1'],
   ['riders', '/admin/equipment/riders'],
@@ -52,6 +54,8 @@ export async function takeScreenshots(outDir = path.join(projectRoot, 'screensho
     const fill: Record<string, string> = {
       latest: await one(`SELECT to_char(max(checked_at), 'YYYY-MM-DD') FROM patrol_checks`),
       company: encodeURIComponent(await one('SELECT name FROM companies ORDER BY id LIMIT 1')),
+      product: await one('SELECT product_id FROM assignments ORDER BY id LIMIT 1'),
+      variation: await one('SELECT variation_id FROM assignments ORDER BY id LIMIT 1'),
       // A check with a note, images, answers and items shows every part of the detail page.
       check: await one(`SELECT pc.id FROM patrol_checks pc WHERE cardinality(fake_id_images) > 0
                           AND EXISTS (SELECT 1 FROM patrol_check_items i WHERE i.check_id = pc.id) ORDER BY pc.id LIMIT 1`),

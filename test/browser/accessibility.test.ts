@@ -1,0 +1,107 @@
+// Accessibility in real Chromium: axe-core (from npm, injected by playwright-core) finds no serious or
+// critical violation on any admin page, the sign-in and the printable report; every form control has
+// a label, and keyboard focus is visible.
+import type { Browser, Page } from 'playwright-core';
+import { serve, testApp, testAppWithAuth, type TestApp } from '../support/app';
+import { launchChromium } from '../support/browser';
+
+jest.setTimeout(120000);
+
+let t: TestApp;
+let signedOut: TestApp;
+let server: Awaited<ReturnType<typeof serve>>;
+let signIn: Awaited<ReturnType<typeof serve>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  t = testApp('demo');
+  signedOut = await testAppWithAuth('demo');
+  server = await serve(t.app);
+  signIn = await serve(signedOut.app);
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await signIn?.close();
+  await t?.close();
+  await signedOut?.close();
+});
+
+type Violation = { id: string; impact: string; help: string; nodes: Array<{ target: string[] }> };
+
+/** axe's serious and critical violations on the page (the CSP is bypassed only to inject axe itself). */
+async function violations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const found = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)')) as Violation[];
+  return found
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+async function checked(base: string, path: string): Promise<{ violations: string[]; unlabelled: string[] }> {
+  const context = await browser.newContext({ bypassCSP: true });
+  try {
+    const page = await context.newPage();
+    const res = await page.goto(`${base}${path}`);
+    expect(res?.status()).toBeLessThan(500);
+    // Every visible form control has a name a screen reader announces (a label, or aria-label).
+    const unlabelled = (await page.evaluate(`[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+      .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
+      .map((el) => el.outerHTML.slice(0, 80))`)) as string[];
+    return { violations: await violations(page), unlabelled };
+  } finally {
+    await context.close();
+  }
+}
+
+const riderWithChecks = async () => (await t.pool.query('SELECT rider_id AS id FROM patrol_checks ORDER BY id LIMIT 1')).rows[0].id;
+
+describe('axe-core on every page', () => {
+  const pages = [
+    '/admin',
+    '/admin/attention',
+    '/admin/checks',
+    '/admin/checks?rider_id=12.5',
+    '/admin/equipment/assignments',
+    '/admin/equipment/riders',
+    '/admin/equipment/returns',
+    '/admin/equipment/exchanges',
+    '/admin/search?q=a',
+    '/admin/questionnaire',
+  ];
+  it.each(pages)('%s', async (path) => {
+    expect(await checked(server.base, path)).toEqual({ violations: [], unlabelled: [] });
+  });
+
+  it('a patrol check, a rider and the rider’s report', async () => {
+    const id = await riderWithChecks();
+    const [check] = (await t.pool.query('SELECT id FROM patrol_checks WHERE rider_id = $1 LIMIT 1', [id])).rows;
+    for (const path of [`/admin/checks/${check.id}`, `/admin/riders/${id}`, `/admin/riders/${id}/report`]) {
+      expect({ path, ...(await checked(server.base, path)) }).toEqual({ path, violations: [], unlabelled: [] });
+    }
+  });
+
+  it('the sign-in page', async () => {
+    expect(await checked(signIn.base, '/admin/sign-in')).toEqual({ violations: [], unlabelled: [] });
+  });
+});
+
+describe('the keyboard', () => {
+  it('shows where the focus is on links, fields and buttons', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.base}/admin/equipment/assignments`);
+      const outlines: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        await page.keyboard.press('Tab');
+        outlines.push((await page.evaluate(`(() => { const s = getComputedStyle(document.activeElement); return document.activeElement.tagName + ' ' + s.outlineStyle + ' ' + s.outlineWidth; })()`)) as string);
+      }
+      // Every stop drew a solid 3 px outline.
+      for (const outline of outlines) expect(outline).toMatch(/^(A|INPUT|SELECT|BUTTON) solid 3px$/);
+    } finally {
+      await context.close();
+    }
+  });
+});
