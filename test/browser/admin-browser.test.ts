@@ -146,7 +146,7 @@ describe('filters picked by name in a browser', () => {
     await page.goto(url('/admin/checks'));
     await page.getByLabel('Rider', { exact: true }).pressSequentially(part, { delay: 30 });
     // The suggestions arrive from /admin/lookup/riders into the field's datalist.
-    await page.waitForFunction(`document.querySelector('#rider-suggestions option[value="${rider.id}"]') !== null`);
+    await page.locator(`#rider-suggestions option[value="${rider.id}"]`).waitFor({ state: 'attached' });
     const label = await page.locator(`#rider-suggestions option[value="${rider.id}"]`).getAttribute('label');
     expect(label).toContain(`${rider.name} (${rider.id})`);
     await page.getByLabel('Rider', { exact: true }).fill(String(rider.id)); // what choosing the suggestion puts in the field
@@ -182,7 +182,7 @@ describe('filters picked by name in a browser', () => {
       const theirs = (await t.pool.query(`SELECT DISTINCT pc.patroller_id::text AS id FROM patrol_checks pc JOIN riders r ON r.id = pc.rider_id WHERE r.company_id = $1`, [company.id])).rows.map((row) => row.id);
       expect(new Set(patrollers)).toEqual(new Set(theirs));
       await page.getByLabel('Rider', { exact: true }).pressSequentially('an', { delay: 30 });
-      await page.waitForFunction("document.querySelectorAll('#rider-suggestions option').length > 0");
+      await page.locator('#rider-suggestions option').first().waitFor({ state: 'attached' });
       const labels = (await page.evaluate("[...document.querySelectorAll('#rider-suggestions option')].map((o) => o.label)")) as string[];
       for (const label of labels) expect(label.endsWith(` · ${company.name}`)).toBe(true);
     } finally {
