@@ -23,6 +23,9 @@ const AS_OF = 'coalesce(?::date, current_date)';
 const UNTIL = `(${AS_OF} + 1)::timestamptz`;
 const day = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD')`;
 
+/** Assignment `a` was held at the end of the as-of day. */
+const heldAtEnd = (q: AttentionQuery): [string, Array<string | null>] => [`a.assigned_at < ${UNTIL} AND (a.deleted_at IS NULL OR a.deleted_at >= ${UNTIL})`, [q.asOf, q.asOf]];
+
 /** Riders (alias r) of the scope, only some when asked. */
 function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
   applyScope(builder, q.scope);
@@ -83,7 +86,7 @@ export function overdueItems(q: AttentionQuery) {
       .join('product_variations as v', 'v.id', 'a.variation_id')
       .join('riders as r', 'r.id', 'a.rider_id')
       .join('companies as c', 'c.id', 'r.company_id')
-      .whereRaw(`a.assigned_at < ${UNTIL} AND (a.deleted_at IS NULL OR a.deleted_at >= ${UNTIL})`, [q.asOf, q.asOf])
+      .whereRaw(...heldAtEnd(q))
       .whereRaw(`${eligible}::date < ${AS_OF}`, [q.asOf])
       .select(
         'r.id as rider_id',
@@ -155,7 +158,7 @@ export function riderLosses(q: AttentionQuery) {
 export function unchecked(q: AttentionQuery) {
   const held = sql('assignments as a')
     .whereRaw('a.rider_id = r.id')
-    .whereRaw(`a.assigned_at < ${UNTIL} AND (a.deleted_at IS NULL OR a.deleted_at >= ${UNTIL})`, [q.asOf, q.asOf]);
+    .whereRaw(...heldAtEnd(q));
   const last = sql('patrol_checks as pc').whereRaw('pc.rider_id = r.id').whereRaw(`pc.checked_at < ${UNTIL}`, [q.asOf]).max('pc.checked_at');
   return sql
     .from(
