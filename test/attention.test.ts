@@ -3,7 +3,10 @@
 // days unchecked, Lost and Accident over 30 days against the 365 before).
 import request from 'supertest';
 import express from 'express';
+import type { Response } from 'express';
 import { createAdminRouter } from '../src/admin/router';
+import { attentionCounter } from '../src/admin/attention';
+import { DEFAULT_ATTENTION } from '../src/config';
 import { testApp, type TestApp } from './support/app';
 
 let t: TestApp;
@@ -101,6 +104,29 @@ describe('the rules, as of the end of one day', () => {
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe('the home page’s counts', () => {
+  it('are computed once a minute per 3PL and day, then reused', async () => {
+    let statements = 0;
+    const counting = { acquire: (signal?: AbortSignal) => ((statements += 1), t.pool.acquire(signal)) };
+    const count = attentionCounter(counting, DEFAULT_ATTENTION);
+    const res = (companyId?: string) => ({ locals: companyId ? { supervisor: { companyId } } : {} }) as unknown as Response;
+    const first = await count(res(), AS_OF, false);
+    expect(first.map((c) => c.total)).toEqual([1, 4, 2, 5]);
+    expect(statements).toBe(4);
+    expect(await count(res(), AS_OF, false)).toBe(first);
+    expect(statements).toBe(4);
+    // Another 3PL, another day: counted for themselves.
+    expect((await count(res('1'), AS_OF, false)).map((c) => c.total)).toEqual([0, 2, 1, 3]);
+    await count(res(), '2025-01-30', false);
+    expect(statements).toBe(12);
+    // Past its time, counted again.
+    const fresh = attentionCounter(counting, DEFAULT_ATTENTION, 0);
+    await fresh(res(), AS_OF, false);
+    await fresh(res(), AS_OF, false);
+    expect(statements).toBe(20);
   });
 });
 

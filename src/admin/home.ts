@@ -11,7 +11,7 @@ import * as patrolChecks from '../queries/patrol-checks';
 import * as productExchanges from '../queries/product-exchanges';
 import { addDays, barRows, dayChart, daysBetween } from './charts';
 import { formModel } from './form';
-import { attentionCounts } from './attention';
+import { attentionCounter } from './attention';
 import type { AttentionSettings } from '../config';
 import { render } from './render';
 import { scopeOf } from './scope';
@@ -26,6 +26,7 @@ type Rates = { company: string; checks_7: string; passed_7: string; checks_30: s
 
 /** The figures a supervisor looks at first, with small server-drawn charts. */
 export function homeHandler(pool: Reader, attention: AttentionSettings) {
+  const attentionCounts = attentionCounter(pool, attention);
   return async (req: Request, res: Response): Promise<void> => {
     let asOf: string | undefined;
     let errors: FieldErrors | undefined;
@@ -44,7 +45,7 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
     const from30 = addDays(to, -29);
 
     const [attend, rates, perDay, [holding], byProduct, exchanges] = await Promise.all([
-      attentionCounts(pool, res, attention, to, to === today),
+      attentionCounts(res, to, to === today),
       run<Rates>(patrolChecks.passRatesBy3pl({ from30, from7, to }, scope)),
       run<{ day: string; checks: string; passed: string }>(patrolChecks.checksPerDay({ from: from30, to }, scope)),
       run<{ riders_holding: string; items_held: string; riders: string }>(assignments.holdingTotals(scope)),

@@ -159,21 +159,20 @@ export function unchecked(q: AttentionQuery) {
   const held = sql('assignments as a')
     .whereRaw('a.rider_id = r.id')
     .whereRaw(...heldAtEnd(q));
-  const last = sql('patrol_checks as pc').whereRaw('pc.rider_id = r.id').whereRaw(`pc.checked_at < ${UNTIL}`, [q.asOf]).max('pc.checked_at');
-  return sql
-    .from(
-      riders(
-        sql('riders as r')
-          .join('companies as c', 'c.id', 'r.company_id')
-          .whereRaw('(r.active_items > 0 OR r.returned_items > 0)')
-          .whereExists(held.clone().select(sql.raw('1')))
-          .select('r.id as rider_id', 'r.name as rider_name', 'c.name as company', sql.raw('(?) AS held', [held.clone().count()]), sql.raw('(?) AS last_checked_at', [last])),
-        q,
-      ).as('k'),
-    )
-    .whereRaw(`k.last_checked_at IS NULL OR k.last_checked_at < (${UNTIL} - ? * interval '1 day')`, [q.asOf, q.settings.uncheckedDays])
-    .select('k.rider_id', 'k.rider_name', 'k.company', sql.raw('k.held::int AS held'), sql.raw(`${day('k.last_checked_at')} AS last_check`))
-    .orderByRaw('k.last_checked_at NULLS FIRST, k.rider_id');
+  const checks = () => sql('patrol_checks as pc').whereRaw('pc.rider_id = r.id').whereRaw(`pc.checked_at < ${UNTIL}`, [q.asOf]);
+  // One index probe per rider for "checked lately" (patrol_checks_rider_latest_idx); the last check's
+  // day and the items held are read only for the riders listed.
+  const last = checks().max('pc.checked_at');
+  return riders(
+    sql('riders as r')
+      .join('companies as c', 'c.id', 'r.company_id')
+      .whereRaw('(r.active_items > 0 OR r.returned_items > 0)')
+      .whereNotExists(checks().whereRaw(`pc.checked_at >= (${UNTIL} - ? * interval '1 day')`, [q.asOf, q.settings.uncheckedDays]).select(sql.raw('1')))
+      .whereExists(held.clone().select(sql.raw('1')))
+      .select('r.id as rider_id', 'r.name as rider_name', 'c.name as company', sql.raw('(?)::int AS held', [held.clone().count()]), sql.raw(`${day('(?)')} AS last_check`, [last]))
+      .orderByRaw('(?) NULLS FIRST, r.id', [last.clone()]),
+    q,
+  );
 }
 
 export const rules: Record<RuleName, (q: AttentionQuery) => Knex.QueryBuilder> = {
