@@ -80,7 +80,7 @@ describe('statement timeouts', () => {
   it('gives whole-table answers their own, longer timeout than short queries', async () => {
     const strict = testApp('demo', { STATEMENT_TIMEOUT_MS: '1', STREAM_STATEMENT_TIMEOUT_MS: '600000' });
     try {
-      expect((await strict.pool.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('1ms');
+      // (Even a SHOW on the 1 ms pool may be cancelled on a loaded machine: the 503 below shows that timeout.)
       expect((await strict.streamPool.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('10min');
       const { rows } = await strict.streamPool.query('SELECT count(*)::int AS n FROM assignments');
       const res = await request(strict.app).get('/v2/assign-list').expect(200);
