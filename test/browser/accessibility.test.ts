@@ -69,6 +69,7 @@ describe('axe-core on every page', () => {
     '/admin/equipment/exchanges',
     '/admin/search?q=a',
     '/admin/questionnaire',
+    '/admin/no-such-page',
   ];
   it.each(pages)('%s', async (path) => {
     expect(await checked(server.base, path)).toEqual({ violations: [], unlabelled: [] });
