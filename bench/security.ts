@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { LIST_PARAM_NAMES } from '../src/admin/list-params';
 import { allLists } from '../src/admin/lists';
-import { operations } from '../src/api/v2/router';
+import { operations } from '../src/api/v2/operations';
 import type { Params } from '../src/filters/define';
 import { projectRoot } from '../src/paths';
 import * as questions from '../src/queries/questions';

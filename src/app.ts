@@ -17,6 +17,7 @@ import { createMetrics } from './http/metrics';
 import { requestId } from './http/request-id';
 import { inSequence } from './http/in-sequence';
 import { securityHeaders } from './http/security-headers';
+import { apiCors } from './http/cors';
 import { StreamLimit } from './http/stream-limit';
 import type { TokenCache } from './auth/tokens';
 import { projectRoot } from './paths';
@@ -81,6 +82,7 @@ export function createApp({ pool, streamPool = pool, reads = primaryOnly(pool, s
   );
 
   // The API first: its requests, the busiest, then pass no other layer.
+  if (config.corsOrigins.length) app.use('/v2', apiCors(config.corsOrigins));
   app.use('/v2', createApiRouter({ pool: reads.queries, streamPool: reads.streams, streamLimit, log, access }));
   app.get('/health/live', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });

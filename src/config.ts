@@ -33,6 +33,8 @@ export interface Config {
   chromiumPath?: string;
   /** The thresholds of the "Needs attention" rules (src/queries/attention.ts). */
   attention: AttentionSettings;
+  /** Browser origins that may call the API from their pages (CORS_ORIGINS); empty: none, `*`: any. */
+  corsOrigins: string[];
 }
 
 export interface AttentionSettings {
@@ -108,6 +110,31 @@ export function chromiumPath(env: Env = process.env): string | undefined {
   return raw;
 }
 
+/**
+ * CORS_ORIGINS: origins (`https://app.example.com`, comma-separated) whose pages may call the API
+ * with a token, or `*` for any. Unset: none, and browsers keep other origins' pages from reading it.
+ */
+export function corsOrigins(env: Env = process.env): string[] {
+  const list = (env.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+  if (list.includes('*')) {
+    if (list.length > 1) throw new ConfigError('CORS_ORIGINS is either * or a list of origins, not both');
+    return list;
+  }
+  for (const origin of list) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    // An origin is scheme, host and port alone, as a browser sends it: no path, no trailing slash.
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(`CORS_ORIGINS: "${origin}" is not an origin such as https://app.example.com (scheme, host and port only)`);
+    }
+  }
+  return list;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV || 'development';
   const timeZone = env.TIME_ZONE || 'UTC';
@@ -176,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
       secret: env.SESSION_SECRET || undefined,
     },
     trustProxy: onOff(env, 'TRUST_PROXY', false),
+    corsOrigins: corsOrigins(env),
     chromiumPath: chromiumPath(env),
   };
 }

@@ -1,4 +1,4 @@
-import { operations } from '../src/api/v2/router';
+import { operations } from '../src/api/v2/operations';
 import { sql, toNative } from '../src/db/knex';
 import { compilePerShape } from '../src/filters/compiled';
 import { defineParams } from '../src/filters/define';

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { buildOpenApiDocument } from '../src/api/v2/openapi';
-import { operations } from '../src/api/v2/router';
+import { allOperations, operations } from '../src/api/v2/operations';
+import { createToken } from '../src/auth/tokens';
 import { describeRule, type ParamDef } from '../src/filters/define';
 import { testApp, testAppWithAuth, type TestApp } from './support/app';
 import { ResponseChecker, dereferenced, servedDocument, type OpenApiDocument } from './support/openapi';
@@ -30,17 +31,60 @@ describe('GET /v2/openapi.json', () => {
   });
 
   it('is the document generated from the operations, answered like the rest of /v2', async () => {
-    expect(served).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(operations, { auth: false }))));
+    expect(served).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(allOperations, { auth: false }))));
     const res = await request(t.app).get('/v2/openapi.json');
     expect(res.headers['x-request-id']).toBeDefined();
   });
 
-  it('documents exactly the seven GET operations, relative to /v2', () => {
+  it('documents exactly the seven operations, each as GET and HEAD, relative to /v2', () => {
     expect(served.servers).toEqual([expect.objectContaining({ url: '/v2' })]);
     expect(Object.keys(served.paths)).toEqual(paths);
-    for (const path of paths) expect(Object.keys(served.paths[path])).toEqual(['get']);
-    const ids = paths.map((path) => served.paths[path].get.operationId);
-    expect(new Set(ids).size).toBe(paths.length);
+    for (const path of paths) expect(Object.keys(served.paths[path])).toEqual(['get', 'head']);
+    const ids = paths.flatMap((path) => [served.paths[path].get.operationId, served.paths[path].head.operationId]);
+    expect(new Set(ids).size).toBe(paths.length * 2);
+    for (const path of paths) {
+      const { get, head } = served.paths[path];
+      expect(head.parameters).toEqual(get.parameters);
+      expect(head.responses['200'].content).toBeUndefined();
+    }
+  });
+
+  it('attaches to every operation the errors any request may get: 400, 404, 405, 500, 503 (and 401, 429 with tokens)', async () => {
+    for (const path of paths) {
+      for (const method of ['get', 'head']) {
+        expect(Object.keys(served.paths[path][method].responses)).toEqual(['200', '400', '404', '405', '500', '503']);
+      }
+    }
+    const secured = await testAppWithAuth();
+    try {
+      const document = (await request(secured.app).get('/v2/openapi.json').expect(200)).body;
+      for (const path of paths) {
+        expect(Object.keys(document.paths[path].get.responses)).toEqual(['200', '400', '401', '404', '405', '429', '500', '503']);
+      }
+      // A real 405 and a real 404 match what the document says of them.
+      const securedChecker = new ResponseChecker(await dereferenced(document));
+      securedChecker.expectDocumented(await request(secured.app).post('/v2/riders'), '/riders');
+      securedChecker.expectDocumented(await request(secured.app).get('/v2/no-such-operation'));
+    } finally {
+      await secured.close();
+    }
+  });
+
+  it('declares the rate-limit headers that answers with a token carry, and they match', async () => {
+    const secured = await testAppWithAuth();
+    try {
+      const document = (await request(secured.app).get('/v2/openapi.json').expect(200)).body;
+      expect(Object.keys(document.paths['/riders'].get.responses['200'].headers)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
+      expect(Object.keys(document.components.responses.TooManyRequests.headers)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
+      const { token } = await createToken(secured.pool, { name: `openapi-test-${process.pid}` });
+      await secured.tokens!.refresh();
+      const res = await request(secured.app).get('/v2/questioner?country_id=1').set('Authorization', `Bearer ${token}`).expect(200);
+      expect(res.headers.ratelimit).toMatch(/^limit=\d+, remaining=\d+, reset=\d+$/);
+      expect(res.headers['ratelimit-policy']).toMatch(/^\d+;w=60$/);
+      new ResponseChecker(await dereferenced(document)).expectDocumented(res, '/questioner');
+    } finally {
+      await secured.close();
+    }
   });
 
   it('requires the bearer scheme of every operation when tokens are on, and stays public itself', async () => {

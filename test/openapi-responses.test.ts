@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createApp } from '../src/app';
-import { operations } from '../src/api/v2/router';
+import { operations } from '../src/api/v2/operations';
 import { loadConfig } from '../src/config';
 import { freePort } from '../src/db/embedded';
 import { createPool, type Pool } from '../src/db/pool';

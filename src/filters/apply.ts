@@ -1,9 +1,15 @@
 import type { Knex } from 'knex';
 import { sql } from '../db/knex';
-import type { ParamValues, Params } from './define';
+import type { ParamDef, ParamValues, Params } from './define';
+
+/** The value a filter compares its column with: an enum's stored value where it has one. */
+function stored(def: ParamDef, value: unknown): unknown {
+  const choice = def.choices?.find((c) => c.value === value);
+  return choice?.stored ?? value;
+}
 
 /**
- * Adds a WHERE clause for every supplied filter that names a column. Day bounds are inclusive and
+ * Adds a WHERE clause for every supplied filter that names a column, or its own condition (a hook). Day bounds are inclusive and
  * read in the session's time zone: `_from` is midnight of that day, `_to` is before the next midnight,
  * which keeps the comparison on the bare column so its index serves it.
  */
@@ -16,10 +22,15 @@ export function applyFilters<P extends Params>(
   for (const name of only ?? Object.keys(params)) {
     const def = params[name];
     const value = values[name as keyof P];
-    if (value === undefined || !def.column) continue;
+    if (value === undefined) continue;
+    if (def.where) {
+      def.where(builder, value as never);
+      continue;
+    }
+    if (!def.column) continue;
     switch (def.op ?? 'eq') {
       case 'eq':
-        builder.where(def.column, def.dbValues ? def.dbValues[value as string] : (value as string | boolean));
+        builder.where(def.column, stored(def, value) as string | number | boolean);
         break;
       case 'fromDay':
         builder.where(def.column, '>=', sql.raw('?::date::timestamptz', [value as string]));

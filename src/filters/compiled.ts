@@ -12,7 +12,7 @@ interface Plan {
 
 /**
  * Names whose string values only ever reach the SQL as bound parameters: filters that applyFilters
- * compares with a column (equality or a day bound, no literal mapping) and the 3PL scope. A builder
+ * compares with a column (equality or a day bound, no stored mapping), hooks, and the 3PL scope. A builder
  * must leave those values to applyFilters and applyScope and never branch on them. Any other
  * value (booleans, page numbers, enum literals, values a resource applies itself) may change the SQL
  * text, so it is part of the shape.
@@ -20,7 +20,9 @@ interface Plan {
 function boundNames(params: Params): Set<string> {
   const names = new Set(['company_id']);
   for (const [name, def] of Object.entries(params)) {
-    if (def.column && !def.dbValues && ['eq', 'fromDay', 'toDay', undefined].includes(def.op) && ['bigint', 'text', 'date'].includes(def.type)) {
+    const compared = def.column && !def.choices?.some((c) => c.stored !== undefined) && ['eq', 'fromDay', 'toDay', undefined].includes(def.op);
+    // A hook's value is taken as bound too; planFor() verifies it, and a hook that writes it into the text gets no plan.
+    if ((compared || def.where) && ['bigint', 'text', 'date'].includes(def.type)) {
       names.add(name);
     }
   }

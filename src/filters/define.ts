@@ -1,5 +1,6 @@
 // A resource's accepted query parameters, declared once as data. The validator, the SQL, the admin
 // filter forms and the OpenAPI document are all derived from these definitions.
+import type { Knex } from 'knex';
 
 export type ParamType = 'bigint' | 'text' | 'date' | 'boolean' | 'enum' | 'integer';
 
@@ -17,8 +18,8 @@ export interface ParamDef {
   op?: FilterOp;
   /** enum: the accepted literals, exactly as written. */
   values?: readonly string[];
-  /** enum: what each literal is stored as, where that differs from the literal. */
-  dbValues?: Readonly<Record<string, string | number>>;
+  /** enum: a label per literal for forms and documents, and what it is stored as where that differs. */
+  choices?: readonly Choice[];
   /** integer: inclusive range and the value used when absent. */
   min?: number;
   max?: number;
@@ -27,6 +28,18 @@ export interface ParamDef {
   from?: string;
   /** Another name accepted for this parameter; the two may not be given together. */
   aliasOf?: string;
+  /**
+   * For a filter that is not a plain comparison of one column: adds its condition to the builder.
+   * The value must reach the SQL only as a bound parameter (the compiled plans check that).
+   */
+  where?: (builder: Knex.QueryBuilder, value: never) => void;
+}
+
+/** One accepted literal of an enum, its label, and the value stored for it where that differs. */
+export interface Choice {
+  value: string;
+  label: string;
+  stored?: string | number;
 }
 
 export type Params = Readonly<Record<string, ParamDef>>;
@@ -38,6 +51,22 @@ export type ParamValues<P extends Params> = { -readonly [K in keyof P]?: ValueOf
 
 export function defineParams<const P extends Params>(params: P): P {
   return params;
+}
+
+/** An enum parameter from its choices: the literals are the choices' values. */
+export function enumParam<const C extends readonly Choice[]>(choices: C, def: Omit<ParamDef, 'type' | 'values' | 'choices'>) {
+  return { ...def, type: 'enum', values: choices.map((c) => c.value), choices } as const satisfies ParamDef;
+}
+
+/**
+ * A filter applied by its own condition (see ParamDef.where), typed by the value it receives:
+ * booleans and integers arrive typed, every other type as the validated text.
+ */
+export function hookParam<const T extends ParamType>(
+  def: Omit<ParamDef, 'where' | 'column' | 'op'> & { type: T },
+  where: (builder: Knex.QueryBuilder, value: ValueOf<{ type: T } & ParamDef>) => void,
+) {
+  return { ...def, where: where as ParamDef['where'] };
 }
 
 export const MAX_BIGINT = 9223372036854775807n;

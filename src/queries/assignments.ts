@@ -3,17 +3,19 @@ import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, type ParamValues } from '../filters/define';
-import { assignMethod, datetime, jsonColumn } from './sql-fragments';
+import { assignType, company, dayRange, riderId } from '../filters/common';
+import { jsonObject } from '../wire/shape';
+import { Assignment, RiderWithEquipment } from '../wire/shapes';
+import { datetime, held, jsonColumn } from './sql-fragments';
 
 // Shared by /riders and /assign-list: both list the same assignment records.
 export const params = defineParams({
-  rider_id: { type: 'bigint', column: 'a.rider_id', label: 'Rider ID', description: 'Only assignments of this rider.' },
-  '3pl': { type: 'text', column: 'c.name', label: '3PL', description: "Only riders of this 3PL company (exact, case-sensitive)." },
+  rider_id: riderId('a.rider_id', 'Only assignments of this rider.'),
+  '3pl': company(),
   product_id: { type: 'bigint', column: 'a.product_id', label: 'Product ID', description: 'Only assignments of this product.' },
   variation_id: { type: 'bigint', column: 'a.variation_id', label: 'Variation ID', description: 'Only assignments of this product variation.' },
-  assign_date_from: { type: 'date', column: 'a.assigned_at', op: 'fromDay', label: 'Assigned from', description: 'Assigned on or after this day (inclusive).' },
-  assign_date_to: { type: 'date', column: 'a.assigned_at', op: 'toDay', from: 'assign_date_from', label: 'Assigned to', description: 'Assigned on or before this day (inclusive: the whole day counts).' },
-  assign_type: { type: 'enum', values: ['0', '1'], dbValues: { '0': 0, '1': 1 }, column: 'a.assign_method', label: 'Assign type', description: '0 = Manual, 1 = Physical.' },
+  ...dayRange('assign_date', 'a.assigned_at', 'Assigned', 'Assigned'),
+  assign_type: assignType('a.assign_method'),
 });
 
 /** /riders also accepts user_id, the name its original example used, for rider_id. */
@@ -38,34 +40,14 @@ export function filtered(values: Filters) {
 /** The contract's Assignment object, ordered by assign date then id. */
 export function wire(values: Filters) {
   return filtered(values)
-    .select(jsonColumn(`json_build_object(
-      'Rider ID', a.rider_id,
-      '3PL', c.name,
-      'Product ID', a.product_id,
-      'Product Name', p.name,
-      'Product Variation ID', a.variation_id,
-      'Product Variation Name', v.name,
-      'Assign Date', ${datetime('a.assigned_at')},
-      'Assignee Name', u.name,
-      'Assign Type', ${assignMethod('a.assign_method')})`))
+    .select(jsonColumn(jsonObject(Assignment)))
     .orderBy([{ column: 'a.assigned_at' }, { column: 'a.id' }]);
 }
 
 /** The contract's Rider with equipment: one row per rider holding only its matching assignments. */
 export function wireByRider(values: Filters) {
   return filtered(values)
-    .select(jsonColumn(`json_build_object(
-      'Rider ID', r.id,
-      '3PL', c.name,
-      'Products', json_agg(json_build_object(
-        'Product ID', a.product_id,
-        'Product Name', p.name,
-        'Product Variation ID', a.variation_id,
-        'Product Variation Name', v.name,
-        'Assign Date', ${datetime('a.assigned_at')},
-        'Assigne Name', u.name,
-        'Manual Assign or Physical Assign', ${assignMethod('a.assign_method')},
-        'Returned at', ${datetime('a.deleted_at')}) ORDER BY a.assigned_at, a.id))`))
+    .select(jsonColumn(jsonObject(RiderWithEquipment)))
     .groupBy('r.id', 'c.name')
     .orderBy('r.id');
 }
@@ -107,7 +89,7 @@ export function adminColumns(builder: Knex.QueryBuilder) {
     'p.name as product_name',
     'a.variation_id',
     'v.name as variation_name',
-    sql.raw(`${assignMethod('a.assign_method')} AS assign_method`),
+    sql.raw(`${Assignment.fields['Assign Type'].sql} AS assign_method`),
     'a.assign_type',
     'u.name as assigned_by',
     sql.raw(`${datetime('a.deleted_at')} AS returned_at`),
@@ -150,7 +132,7 @@ export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: str
     .select(
       sql.raw(`to_char(${eligibleAt}, 'YYYY-MM-DD') AS eligible_on`),
       sql.raw(`(${eligibleAt} < ?) AS eligible`, [endOf(asOf)]),
-      sql.raw('(a.deleted_at IS NULL OR a.deleted_at >= ?) AS held', [endOf(asOf)]),
+      sql.raw(`${held.heldAt('?')} AS held`, [endOf(asOf)]),
     )
     .orderBy([{ column: 'a.rider_id' }, { column: 'a.assigned_at' }, { column: 'a.id' }]);
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import type { AttentionSettings } from '../config';
 import { applyScope, type Scope } from '../filters/scope';
+import { held as holding } from './sql-fragments';
 
 // "Needs attention": each rule once, as SQL, for the admin page, its CSV, the home page's counts and a
 // rider's report. Every rule is judged as of the end of one day (`asOf`, YYYY-MM-DD, in the session's
@@ -24,7 +25,7 @@ const UNTIL = `(${AS_OF} + 1)::timestamptz`;
 const day = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD')`;
 
 /** Assignment `a` was held at the end of the as-of day. */
-const heldAtEnd = (q: AttentionQuery): [string, Array<string | null>] => [`a.assigned_at < ${UNTIL} AND (a.deleted_at IS NULL OR a.deleted_at >= ${UNTIL})`, [q.asOf, q.asOf]];
+const heldAtEnd = (q: AttentionQuery): [string, Array<string | null>] => [`a.assigned_at < ${UNTIL} AND ${holding.heldAt(UNTIL)}`, [q.asOf, q.asOf]];
 
 /** Riders (alias r) of the scope, only some when asked. */
 function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
@@ -166,7 +167,7 @@ export function unchecked(q: AttentionQuery) {
   return riders(
     sql('riders as r')
       .join('companies as c', 'c.id', 'r.company_id')
-      .whereRaw('(r.active_items > 0 OR r.returned_items > 0)')
+      .whereRaw(holding.riderWithAny)
       .whereNotExists(checks().whereRaw(`pc.checked_at >= (${UNTIL} - ? * interval '1 day')`, [q.asOf, q.settings.uncheckedDays]).select(sql.raw('1')))
       .whereExists(held.clone().select(sql.raw('1')))
       .select('r.id as rider_id', 'r.name as rider_name', 'c.name as company', sql.raw('(?)::int AS held', [held.clone().count()]), sql.raw(`${day('(?)')} AS last_check`, [last]))

@@ -3,19 +3,19 @@ import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, type ParamValues } from '../filters/define';
+import { company, dayRange, REPLACEMENT_TYPES, riderId } from '../filters/common';
+import { jsonObject } from '../wire/shape';
+import { ProductExchange } from '../wire/shapes';
 import { datetime, jsonColumn } from './sql-fragments';
 
-export const REPLACEMENT_TYPES = ['Lost', 'Accident', 'Exchange'] as const;
-
 export const params = defineParams({
-  rider_id: { type: 'bigint', column: 'oa.rider_id', label: 'Rider ID', description: 'Only exchanges by this rider.' },
-  '3pl': { type: 'text', column: 'c.name', label: '3PL', description: 'Only riders of this 3PL company (exact, case-sensitive).' },
+  rider_id: riderId('oa.rider_id', 'Only exchanges by this rider.'),
+  '3pl': company(),
   product_id: { type: 'bigint', column: 'oa.product_id', label: 'Old product ID', description: 'Only exchanges giving back this product.' },
   variation_id: { type: 'bigint', column: 'oa.variation_id', label: 'Old variation ID', description: 'Only exchanges giving back this product variation.' },
   new_product_id: { type: 'bigint', column: 'na.product_id', label: 'New product ID', description: 'Only exchanges handing out this product.' },
   new_variation_id: { type: 'bigint', column: 'na.variation_id', label: 'New variation ID', description: 'Only exchanges handing out this product variation.' },
-  exchange_date_from: { type: 'date', column: 'e.exchanged_at', op: 'fromDay', label: 'Exchanged from', description: 'Exchanged on or after this day (inclusive).' },
-  exchange_date_to: { type: 'date', column: 'e.exchanged_at', op: 'toDay', from: 'exchange_date_from', label: 'Exchanged to', description: 'Exchanged on or before this day (inclusive: the whole day counts).' },
+  ...dayRange('exchange_date', 'e.exchanged_at', 'Exchanged', 'Exchanged'),
   exchange_type: { type: 'text', column: 'e.exchange_type', label: 'Exchange type', description: 'Only exchanges of this type (exact, case-sensitive).' },
   replacement_type: { type: 'enum', values: REPLACEMENT_TYPES, column: 'e.replacement_type', label: 'Replacement type', description: 'Lost, Accident or Exchange, exactly as written.' },
 });
@@ -38,21 +38,7 @@ export function filtered(values: Filters) {
 /** The contract's Product exchange object, ordered by exchange date then id. */
 export function wire(values: Filters) {
   return filtered(values)
-    .select(jsonColumn(`json_build_object(
-      'Rider ID', oa.rider_id,
-      '3PL', c.name,
-      'Old Product ID', oa.product_id,
-      'Old Product Name', op.name,
-      'Old Product Variation ID', oa.variation_id,
-      'Old Product Variation Name', ov.name,
-      'New Product ID', na.product_id,
-      'New Product Name', np.name,
-      'New Product Variation ID', na.variation_id,
-      'New Product Variation Name', nv.name,
-      'Exchange Date', ${datetime('e.exchanged_at')},
-      'Exchange Type', e.exchange_type,
-      'Replacement Type', e.replacement_type,
-      'App User ID', e.processed_by)`))
+    .select(jsonColumn(jsonObject(ProductExchange)))
     .orderBy([{ column: 'e.exchanged_at' }, { column: 'e.id' }]);
 }
 

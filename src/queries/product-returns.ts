@@ -3,15 +3,17 @@ import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, type ParamValues } from '../filters/define';
+import { company, dayRange, riderId } from '../filters/common';
+import { jsonObject } from '../wire/shape';
+import { ProductReturn } from '../wire/shapes';
 import { datetime, jsonColumn } from './sql-fragments';
 
 export const params = defineParams({
-  rider_id: { type: 'bigint', column: 'a.rider_id', label: 'Rider ID', description: 'Only returns by this rider.' },
-  '3pl': { type: 'text', column: 'c.name', label: '3PL', description: 'Only riders of this 3PL company (exact, case-sensitive).' },
+  rider_id: riderId('a.rider_id', 'Only returns by this rider.'),
+  '3pl': company(),
   product_id: { type: 'bigint', column: 'a.product_id', label: 'Product ID', description: 'Only returns of this product.' },
   variation_id: { type: 'bigint', column: 'a.variation_id', label: 'Variation ID', description: 'Only returns of this product variation.' },
-  return_date_from: { type: 'date', column: 'pr.returned_at', op: 'fromDay', label: 'Returned from', description: 'Returned on or after this day (inclusive).' },
-  return_date_to: { type: 'date', column: 'pr.returned_at', op: 'toDay', from: 'return_date_from', label: 'Returned to', description: 'Returned on or before this day (inclusive: the whole day counts).' },
+  ...dayRange('return_date', 'pr.returned_at', 'Returned', 'Returned'),
   return_condition: { type: 'text', column: 'pr.condition', label: 'Condition', description: 'Only returns in this condition (exact, case-sensitive).' },
 });
 
@@ -30,16 +32,7 @@ export function filtered(values: Filters) {
 /** The contract's Product return object, ordered by return date then id. */
 export function wire(values: Filters) {
   return filtered(values)
-    .select(jsonColumn(`json_build_object(
-      'Rider ID', a.rider_id,
-      '3PL', c.name,
-      'Product ID', a.product_id,
-      'Product Name', p.name,
-      'Product Variation ID', a.variation_id,
-      'Product Variation Name', v.name,
-      'Return Date', ${datetime('pr.returned_at')},
-      'App User ID', pr.returned_by,
-      'Return Condition', pr.condition)`))
+    .select(jsonColumn(jsonObject(ProductReturn)))
     .orderBy([{ column: 'pr.returned_at' }, { column: 'pr.id' }]);
 }
 

@@ -1,6 +1,8 @@
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { defineParams, type ParamValues } from '../filters/define';
+import { jsonObject } from '../wire/shape';
+import { Question } from '../wire/shapes';
 import { jsonColumn } from './sql-fragments';
 
 export const params = defineParams({
@@ -16,18 +18,7 @@ export function filtered(values: Filters) {
 /** The contract's Question object with its answers in their order, ordered by question_id. */
 export function wire(values: Filters) {
   return filtered(values)
-    .select(jsonColumn(`json_build_object(
-      'question_id', q.id,
-      'question', q.text,
-      'question_type', q.question_type,
-      'answers', COALESCE((
-        SELECT json_agg(json_build_object(
-          'jump', qa.jump,
-          'name', qa.name,
-          'skip', to_json(qa.skip),
-          'score', qa.score::text,
-          'name_ar', qa.name_ar) ORDER BY qa.position)
-        FROM question_answers qa WHERE qa.question_id = q.id), '[]'::json))`))
+    .select(jsonColumn(jsonObject(Question)))
     .orderBy('q.id');
 }
 

@@ -2,15 +2,23 @@ import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
-import { defineParams, type ParamValues } from '../filters/define';
-import { datetime, jsonObjectText, jsonValue } from './sql-fragments';
+import { defineParams, hookParam, type ParamValues } from '../filters/define';
+import { company, riderId } from '../filters/common';
+import { jsonObject, jsonObjectAsText } from '../wire/shape';
+import { EquipmentEntry, RIDER_PAGE_SIZE, RiderEquipmentEntry, RiderEquipmentPage } from '../wire/shapes';
+import { datetime, held } from './sql-fragments';
 
 export const params = defineParams({
-  rider_id: { type: 'bigint', column: 'r.id', label: 'Rider ID', description: 'Only this rider.' },
-  '3pl_name': { type: 'text', column: 'c.name', label: '3PL', description: 'Only riders of this 3PL company (exact, case-sensitive).' },
-  active: { type: 'boolean', label: 'Active', description: '1: only equipment still held, and riders holding some; 0: only returned equipment, and riders who returned some.' },
+  rider_id: riderId('r.id', 'Only this rider.'),
+  '3pl_name': company(),
+  // Applied by the query itself (it picks the kept counts and entries, see kind()); the hook serves
+  // the reports, which take riders who hold or returned some by the same counts.
+  active: hookParam(
+    { type: 'boolean', label: 'Active', description: '1: only equipment still held, and riders holding some; 0: only returned equipment, and riders who returned some.' },
+    (builder, active) => builder.whereRaw(kind({ active }).flag),
+  ),
   page: { type: 'integer', min: 1, max: 999999999, default: 1, label: 'Page', description: 'Which page, from 1. A page past the end has an empty data array.' },
-  per_page: { type: 'integer', min: 1, max: 1000, default: 100, label: 'Per page', description: 'Riders per page, 1 to 1000.' },
+  per_page: { type: 'integer', ...RIDER_PAGE_SIZE, label: 'Per page', description: `Riders per page, ${RIDER_PAGE_SIZE.min} to ${RIDER_PAGE_SIZE.max}.` },
 });
 
 export type Filters = ParamValues<typeof params> & Scope;
@@ -18,15 +26,15 @@ export type Filters = ParamValues<typeof params> & Scope;
 /** The assignments of rider `r` that the filters keep. */
 function assignmentsOf(values: Filters) {
   const builder = sql('assignments as a').whereRaw('a.rider_id = r.id');
-  if (values.active !== undefined) builder.where((q) => (values.active ? q.whereNull('a.deleted_at') : q.whereNotNull('a.deleted_at')));
+  if (values.active !== undefined) builder.whereRaw(values.active ? held.assignment() : held.returned());
   return builder;
 }
 
 /** Which kept flag, count and entry the `active` filter reads (migrations 002 and 006). */
 function kind(values: Filters) {
-  if (values.active === true) return { flag: 'r.active_items > 0', count: 'with_active', entry: 'active_entry' };
-  if (values.active === false) return { flag: 'r.returned_items > 0', count: 'with_returned', entry: 'returned_entry' };
-  return { flag: '(r.active_items > 0 OR r.returned_items > 0)', count: 'with_items', entry: 'all_entry' };
+  if (values.active === true) return { flag: held.riderHolding, count: 'with_active', entry: 'active_entry' };
+  if (values.active === false) return { flag: held.riderReturned, count: 'with_returned', entry: 'returned_entry' };
+  return { flag: held.riderWithAny, count: 'with_items', entry: 'all_entry' };
 }
 
 /**
@@ -40,16 +48,6 @@ export function filtered(values: Filters) {
   return applyScope(applyFilters(builder, params, values, ['rider_id', '3pl_name']), values);
 }
 
-const productEntry = `json_build_object(
-  'equipment_id', a.product_id,
-  'variation_id', a.variation_id,
-  'equipment_name', p.name,
-  'equipment_variation_name', v.name,
-  'assign_date', ${datetime('a.assigned_at')},
-  'assign_type', a.assign_type,
-  'return_date', ${datetime('a.deleted_at')},
-  'active', a.deleted_at IS NULL)`;
-
 /**
  * Rider `r`'s entry in `data` (`r`, `c` its 3PL, `co` its country): kept ready in rider_list_entries
  * when its dates were formatted in this session's time zone, else built here from the assignments
@@ -59,13 +57,8 @@ function entryOf(values: Filters) {
   const products = assignmentsOf(values)
     .join('products as p', 'p.id', 'a.product_id')
     .join('product_variations as v', 'v.id', 'a.variation_id')
-    .select(sql.raw(`json_agg(${productEntry} ORDER BY a.assigned_at, a.id)`));
-  const built = jsonObjectText([
-    ['rider_id', jsonValue('r.id::text')],
-    ['3pl_name', jsonValue('c.name')],
-    ['country_code', jsonValue('co.code')],
-    ['products', jsonValue('?')],
-  ]);
+    .select(sql.raw(`json_agg(${jsonObject(EquipmentEntry)} ORDER BY a.assigned_at, a.id)`));
+  const built = jsonObjectAsText(RiderEquipmentEntry, { overrides: { products: '?' } });
   return sql.raw(
     `CASE WHEN (SELECT zone FROM rider_list_zone) = current_setting('TimeZone')
        THEN (SELECT k.${kind(values).entry} FROM rider_list_entries k WHERE k.rider_id = r.id)
@@ -117,7 +110,7 @@ function keptPage(values: Filters, offset: number, perPage: number) {
 /** The page envelope, built whole by PostgreSQL in one statement: `[{current_page, data, total, per_page, last_page}]`. */
 export function wirePage(values: Filters) {
   const page = values.page ?? 1;
-  const perPage = values.per_page ?? 100;
+  const perPage = values.per_page ?? RIDER_PAGE_SIZE.default;
   const offset = (page - 1) * perPage;
   // One rider: filtered and counted directly (one index lookup). Otherwise the kept blocks.
   const { ctes, ids, total } =
@@ -135,13 +128,11 @@ export function wirePage(values: Filters) {
     .join('countries as co', 'co.id', 'r.country_id')
     .select('r.id', sql.raw('? AS entry', [entryOf(values)]));
   // json_build_array(json_build_object(...))::text with json_agg's ", " between entries, as text.
-  const envelope = jsonObjectText([
-    ['current_page', jsonValue('?::int')],
-    ['data', `'[', (SELECT string_agg(d.entry, ', ' ORDER BY d.id) FROM ? AS d), ']'`],
-    ['total', jsonValue('t.total')],
-    ['per_page', jsonValue('?::int')],
-    ['last_page', jsonValue('GREATEST(1, CEIL(t.total::numeric / ?::int))::int')],
-  ], '[', ']');
+  const envelope = jsonObjectAsText(RiderEquipmentPage, {
+    asJson: { data: `'[', (SELECT string_agg(d.entry, ', ' ORDER BY d.id) FROM ? AS d), ']'` },
+    before: '[',
+    after: ']',
+  });
   return sql.raw(`${ctes ? '? ' : ''}SELECT ${envelope} AS json FROM ? AS t`, [
     ...(ctes ? [ctes] : []),
     page,
@@ -220,9 +211,7 @@ export function companyNames(scope: Scope = {}) {
 /** Riders the report filters keep; no columns chosen yet (the caller counts, or adds reportColumns). */
 export function reportRiders(values: Filters) {
   const builder = sql('riders as r').join('companies as c', 'c.id', 'r.company_id');
-  if (values.active === true) builder.whereRaw('r.active_items > 0');
-  else if (values.active === false) builder.whereRaw('r.returned_items > 0');
-  return applyScope(applyFilters(builder, params, values, ['rider_id', '3pl_name']), values);
+  return applyScope(applyFilters(builder, params, values, ['rider_id', '3pl_name', 'active']), values);
 }
 
 /** The report header of each rider, by id, with the moment of printing in the session's time zone. */

@@ -8,9 +8,6 @@ export const datetime = (column: string) => `to_char(${column}, 'YYYY-MM-DD HH24
 /** A day as `DD-MM-YYYY`, the form of the patrol app's gear dates. */
 export const dayFirst = (expression: string) => `to_char(${expression}, 'DD-MM-YYYY')`;
 
-/** assign_method as the text the contract shows: 0 = Manual, 1 = Physical. */
-export const assignMethod = (column: string) => `CASE ${column} WHEN 0 THEN 'Manual' ELSE 'Physical' END`;
-
 /** Selects one JSON text column named `json`, built by PostgreSQL and passed through untouched. */
 export const jsonColumn = (objectSql: string) => sql.raw(`${objectSql}::text AS json`);
 
@@ -25,3 +22,17 @@ export const jsonValue = (expression: string) => `coalesce(to_json(${expression}
  */
 export const jsonObjectText = (pairs: Array<[key: string, jsonText: string]>, before = '', after = '') =>
   `concat('${before}{', ${pairs.map(([key, value], i) => `'${i ? ', ' : ''}${JSON.stringify(key).replace(/'/g, "''")} : ', ${value}`).join(', ')}, '}${after}')`;
+
+/**
+ * "Held": an assignment not returned, written once. `assignment(a)`: held now; `heldAt(a, moment)`:
+ * not yet returned at that moment (SQL). Riders, by the item counts kept on them (migration 002):
+ * holding some now, having returned some, or having any equipment; literal so partial indexes match.
+ */
+export const held = {
+  assignment: (alias = 'a') => `${alias}.deleted_at IS NULL`,
+  returned: (alias = 'a') => `${alias}.deleted_at IS NOT NULL`,
+  heldAt: (moment: string, alias = 'a') => `(${alias}.deleted_at IS NULL OR ${alias}.deleted_at >= ${moment})`,
+  riderHolding: 'r.active_items > 0',
+  riderReturned: 'r.returned_items > 0',
+  riderWithAny: '(r.active_items > 0 OR r.returned_items > 0)',
+} as const;

@@ -5,71 +5,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_BIGINT, MAX_TEXT_LENGTH, describeRule, type ParamDef, type Params } from '../../filters/define';
 import { projectRoot } from '../../paths';
-import type { operations } from './router';
-import { okBodies, ref, schemas, type JsonSchema, type SchemaName } from './schemas';
+import type { Operation } from './operations';
+import { problemRef, schemas, type JsonSchema, type ProblemName } from './schemas';
 
-type OperationPath = keyof typeof operations;
-type Documented = Readonly<Record<OperationPath, { validate: { params: Params }; stream: boolean }>>;
+type Documented = readonly Operation[];
 
 /** The literals the validator accepts for a boolean, in any letter case. */
 const BOOLEAN_LITERALS = ['1', '0', 'true', 'false'];
-
-/** What a page shows for each operation; a new operation without an entry here fails to compile. */
-const operationDocs: Record<OperationPath, { operationId: string; tag: string; summary: string; description: string }> = {
-  '/patrollerchecks': {
-    operationId: 'listPatrolChecks',
-    tag: 'Patrol checks',
-    summary: 'List patrol checks',
-    description: 'Patrol checks of riders, with their reported items, questionnaire answers and fake-ID note, ordered by `ID`.',
-  },
-  '/questioner': {
-    operationId: 'listQuestions',
-    tag: 'Patrol checks',
-    summary: 'List the patrol questionnaire',
-    description: 'Questions with their possible answers (in their order), ordered by `question_id`.',
-  },
-  '/riders': {
-    operationId: 'listRidersWithProducts',
-    tag: 'Equipment',
-    summary: 'List riders with their assigned products',
-    description:
-      'One object per rider that has at least one assignment, ordered by rider id. With filters, a rider appears when at ' +
-      'least one of its assignments matches, and `Products` holds only the matching ones, by assign date then id. ' +
-      'Returned assignments are included, with `Returned at` set.',
-  },
-  '/assign-list': {
-    operationId: 'listAssignments',
-    tag: 'Equipment',
-    summary: 'List assignments',
-    description:
-      'Every assignment, returned or not, ordered by assign date then id: the same records as the products of ' +
-      '`/riders` and `/rider-equipment-list`, one per element.',
-  },
-  '/product-exchanges': {
-    operationId: 'listProductExchanges',
-    tag: 'Equipment',
-    summary: 'List product exchanges',
-    description:
-      'Exchanges, ordered by exchange date then id. `product_id` and `variation_id` select the product given back, ' +
-      '`new_product_id` and `new_variation_id` the product handed out.',
-  },
-  '/product-returns': {
-    operationId: 'listProductReturns',
-    tag: 'Equipment',
-    summary: 'List product returns',
-    description: 'Returns of assigned products, ordered by return date then id.',
-  },
-  '/rider-equipment-list': {
-    operationId: 'pageRiderEquipment',
-    tag: 'Equipment',
-    summary: 'Page through riders with their equipment',
-    description:
-      'One page of riders, ordered by rider id, each with its equipment ordered by assign date then id, in an array ' +
-      'holding the page envelope. A page past the end has an empty `data` with the true `total` and `last_page`; ' +
-      '`page` or `per_page` out of range is a 400, never clamped. `total` counts riders. `active=1` keeps only ' +
-      'equipment still held and the riders holding some; `active=0` only returned equipment and the riders who returned some.',
-  },
-};
 
 /**
  * Decimal numbers 1..max, leading zeros allowed, as a regular expression: JSON Schema has no range for
@@ -141,12 +83,12 @@ function parametersOf(params: Params): JsonSchema[] {
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const everyAnswer = { 'X-Request-Id': header('XRequestId'), 'Cache-Control': header('CacheControl') };
 
-function problem(status: number, description: string, schema: SchemaName, extra: { type?: string; headers?: JsonSchema } = {}) {
+function problem(status: number, description: string, schema: ProblemName, extra: { type?: string; headers?: JsonSchema } = {}) {
   const pinned: JsonSchema = { status: { const: status }, ...(extra.type && { type: { const: extra.type } }) };
   return {
     description,
     headers: { ...everyAnswer, ...extra.headers },
-    content: { 'application/problem+json': { schema: { type: 'object', allOf: [ref(schema)], properties: pinned } } },
+    content: { 'application/problem+json': { schema: { type: 'object', allOf: [problemRef(schema)], properties: pinned } } },
   };
 }
 
@@ -164,12 +106,12 @@ const problemResponses = {
     'Problem',
     { headers: { 'WWW-Authenticate': header('WwwAuthenticate') } },
   ),
-  NotFound: problem(404, 'No operation at this path (the answer of any path not listed here).', 'Problem'),
-  MethodNotAllowed: problem(405, 'A method other than GET or HEAD, on any path of this API.', 'Problem', {
+  NotFound: problem(404, 'No operation at this path: the answer of any path not listed here, such as a misspelt one.', 'Problem'),
+  MethodNotAllowed: problem(405, 'A method other than GET or HEAD (or OPTIONS from an allowed origin, see CORS_ORIGINS), on any path of this API.', 'Problem', {
     headers: { Allow: header('Allow') },
   }),
   TooManyRequests: problem(429, 'Too many requests for this token in a minute, or too many without a valid token from this address.', 'Problem', {
-    headers: { 'Retry-After': header('RetryAfter') },
+    headers: { 'Retry-After': header('RetryAfter'), RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimitPolicy') },
   }),
   InternalError: problem(500, 'A fault of the service. No stack trace or SQL is shown; the log has them under `request_id`.', 'ServerProblem', {
     type: '/problems/internal-error',
@@ -189,6 +131,14 @@ const headers = {
   CacheControl: { description: 'Answers hold personal data: no cache may keep them.', required: true, schema: { const: 'no-store' } },
   RetryAfter: { description: 'Seconds to wait before trying again.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
   Allow: { description: 'The methods this API accepts.', required: true, schema: { const: 'GET, HEAD' } },
+  RateLimit: {
+    description: "The token's limit, what is left of it in this window, and the seconds until the window resets.",
+    schema: { type: 'string', pattern: '^limit=[0-9]+, remaining=[0-9]+, reset=[0-9]+$', examples: ['limit=600, remaining=599, reset=60'] },
+  },
+  RateLimitPolicy: {
+    description: 'Requests allowed per window, and the window in seconds.',
+    schema: { type: 'string', pattern: '^[0-9]+;w=[0-9]+$', examples: ['600;w=60'] },
+  },
   WwwAuthenticate: {
     description: 'The Bearer challenge; `error="invalid_token"` when a token was sent but is not live.',
     required: true,
@@ -198,13 +148,13 @@ const headers = {
 
 /** Names of the parameters of a type, over every operation, for the rules in the introduction. */
 function namesOfType(ops: Documented, type: ParamDef['type']): Array<[string, ParamDef]> {
-  const all = Object.values(ops).flatMap((op) => Object.entries(op.validate.params));
+  const all = ops.flatMap((op) => Object.entries(op.params));
   return [...new Map(all.filter(([, def]) => def.type === type)).entries()];
 }
 
 function introduction(ops: Documented, auth: boolean): string {
   const code = (names: Array<[string, unknown]>) => names.map(([name]) => `\`${name}\``).join(', ');
-  const streamed = Object.entries(ops).filter(([, op]) => op.stream);
+  const streamed = ops.filter((op) => op.stream).map((op): [string, unknown] => [op.path, op]);
   const closedSets = namesOfType(ops, 'enum')
     .map(([name, def]) => `\`${name}\` is one of ${def.values!.map((v) => `\`${v}\``).join(', ')}`)
     .join('; ');
@@ -251,26 +201,39 @@ function packageVersion(): string {
  * of the router), saying whether this server requires tokens.
  */
 export function buildOpenApiDocument(ops: Documented, { auth }: { auth: boolean }): JsonSchema {
+  // With tokens, every answer past the token check carries the token's limit (express-rate-limit, draft 7).
+  const limited = auth ? { RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimitPolicy') } : {};
+  const errors = {
+    400: { $ref: '#/components/responses/InvalidQuery' },
+    ...(auth && { 401: { $ref: '#/components/responses/Unauthorized' } }),
+    404: { $ref: '#/components/responses/NotFound' },
+    405: { $ref: '#/components/responses/MethodNotAllowed' },
+    ...(auth && { 429: { $ref: '#/components/responses/TooManyRequests' } }),
+    500: { $ref: '#/components/responses/InternalError' },
+    503: { $ref: '#/components/responses/ServiceUnavailable' },
+  };
   const paths = Object.fromEntries(
-    (Object.entries(ops) as Array<[OperationPath, Documented[OperationPath]]>).map(([path, op]) => {
-      const docs = operationDocs[path];
+    ops.map((op) => {
       const streamed = op.stream ? ' The answer is streamed as rows arrive.' : '';
+      const common = { tags: [op.tag], parameters: parametersOf(op.params) };
       const get = {
-        operationId: docs.operationId,
-        tags: [docs.tag],
-        summary: docs.summary,
-        description: `${docs.description}${streamed} Every parameter is optional; unknown, repeated and bracket-form parameters are a 400.`,
-        parameters: parametersOf(op.validate.params),
+        operationId: op.operationId,
+        ...common,
+        summary: op.summary,
+        description: `${op.description}${streamed} Every parameter is optional; unknown, repeated and bracket-form parameters are a 400.`,
         responses: {
-          200: { description: 'The matching records.', headers: everyAnswer, content: { 'application/json': { schema: okBodies[path] } } },
-          400: { $ref: '#/components/responses/InvalidQuery' },
-          401: { $ref: '#/components/responses/Unauthorized' },
-          429: { $ref: '#/components/responses/TooManyRequests' },
-          500: { $ref: '#/components/responses/InternalError' },
-          503: { $ref: '#/components/responses/ServiceUnavailable' },
+          200: { description: 'The matching records.', headers: { ...everyAnswer, ...limited }, content: { 'application/json': { schema: op.body } } },
+          ...errors,
         },
       };
-      return [path, { get }];
+      const head = {
+        operationId: `${op.operationId}Head`,
+        ...common,
+        summary: `Check a query of ${op.path} without an answer body`,
+        description: 'The same checks as GET (token, limit, parameters) and the same status and headers, without a body; nothing is read from the database.',
+        responses: { 200: { description: 'The query is valid; GET would answer it.', headers: { ...everyAnswer, ...limited } }, ...errors },
+      };
+      return [op.path, { get, head }];
     }),
   );
   return {

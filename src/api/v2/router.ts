@@ -1,49 +1,19 @@
 import crypto from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type { Knex } from 'knex';
 import type { Reader } from '../../db/pool';
 import { HttpError } from '../../http/errors';
 import { compilePerShape } from '../../filters/compiled';
-import { queryValidator, type QueryValidator } from '../../filters/validate';
-import type { ParamValues, Params } from '../../filters/define';
-import * as assignments from '../../queries/assignments';
-import * as patrolChecks from '../../queries/patrol-checks';
-import * as productExchanges from '../../queries/product-exchanges';
-import * as productReturns from '../../queries/product-returns';
-import * as questions from '../../queries/questions';
-import * as riderEquipment from '../../queries/rider-equipment';
 import { requireBearer, tokenRateLimit } from '../../auth/bearer';
 import type { RateLimitStores } from '../../auth/rate-limit-store';
 import { clientSignal } from '../../http/client-signal';
 import { inSequence } from '../../http/in-sequence';
 import { tokenKey, type StreamLimit } from '../../http/stream-limit';
 import type { TokenAccess, TokenCache } from '../../auth/tokens';
+import { allOperations } from './operations';
 import { buildOpenApiDocument } from './openapi';
 import { problemHandler, type Logger } from './problem';
 import { streamJsonArray } from './stream-json';
 import { queryRows } from '../../db/rows';
-
-/**
- * The seven operations: path, accepted parameters, the builder of their wire rows, and whether the
- * answer streams. `boundedBy` names the filter that keeps an answer small (one rider's records, one
- * country's questions): such answers are read at once through a prepared statement instead.
- */
-export const operations = {
-  '/patrollerchecks': { validate: queryValidator(patrolChecks.params), build: patrolChecks.wire, stream: true, boundedBy: 'rider_id' },
-  '/questioner': { validate: queryValidator(questions.params), build: questions.wire, stream: true, boundedBy: 'country_id' },
-  '/riders': { validate: queryValidator(assignments.riderParams), build: assignments.wireByRider, stream: true, boundedBy: 'rider_id' },
-  '/assign-list': { validate: queryValidator(assignments.params), build: assignments.wire, stream: true, boundedBy: 'rider_id' },
-  '/product-exchanges': { validate: queryValidator(productExchanges.params), build: productExchanges.wire, stream: true, boundedBy: 'rider_id' },
-  '/product-returns': { validate: queryValidator(productReturns.params), build: productReturns.wire, stream: true, boundedBy: 'rider_id' },
-  '/rider-equipment-list': { validate: queryValidator(riderEquipment.params), build: riderEquipment.wirePage, stream: false },
-} as const;
-
-type Operation = {
-  validate: QueryValidator<Params>;
-  build: (values: ParamValues<Params>) => Knex.QueryBuilder | Knex.Raw;
-  stream: boolean;
-  boundedBy?: string;
-};
 
 // One prepared statement per distinct SQL text (a resource and the set of filters given): PostgreSQL
 // parses it once per connection and, after a few runs, reuses a generic plan instead of planning again.
@@ -81,7 +51,7 @@ export interface ApiDeps {
  * `access`, the API is open: the service only allows that when told to (AUTH=off).
  */
 export function createApiRouter({ pool, streamPool, streamLimit, log, access }: ApiDeps): RequestHandler {
-  const openApiDocument = buildOpenApiDocument(operations, { auth: Boolean(access) }); // built once: it changes only with the code
+  const openApiDocument = buildOpenApiDocument(allOperations, { auth: Boolean(access) }); // built once: it changes only with the code
   // The token, then its limit, as one step (undefined: the API is open).
   const checks = access
     ? inSequence([requireBearer(access.tokens, access.failuresPerMinute, access.stores('auth-failures:')), tokenRateLimit(access.perMinute, access.stores('token-requests:'))])
@@ -89,9 +59,9 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
   const problems = problemHandler(log);
 
   const handlers = new Map<string, (req: Request, res: Response) => Promise<void>>();
-  for (const [path, operation] of Object.entries(operations) as Array<[string, Operation]>) {
-    const compile = compilePerShape(operation.validate.params, operation.build);
-    handlers.set(path, async (req, res) => {
+  for (const operation of allOperations) {
+    const compile = compilePerShape(operation.params, operation.build);
+    handlers.set(operation.path, async (req, res) => {
       const validated = await operation.validate(req.query as Record<string, unknown>);
       // A token limited to one 3PL sees only that company's riders, whatever the filters say.
       const values = { ...validated, company_id: (res.locals.access as TokenAccess | undefined)?.companyId ?? undefined };
