@@ -1,7 +1,10 @@
 import { operations } from '../src/api/v2/operations';
 import { sql, toNative } from '../src/db/knex';
 import { compilePerShape } from '../src/filters/compiled';
-import { defineParams } from '../src/filters/define';
+import { applyFilters } from '../src/filters/apply';
+import { ASSIGN_METHODS, assignType } from '../src/filters/common';
+import { defineParams, hookParam } from '../src/filters/define';
+import { queryValidator } from '../src/filters/validate';
 
 // The API compiles each operation's SQL once per shape of its filters and fills in the values after.
 // Whatever the values, that must give exactly the SQL and parameters that building afresh gives.
@@ -101,5 +104,31 @@ describe('SQL compiled once per shape', () => {
     const before = builds;
     expect(compile({ name: 'c', n: 3 }).values).toEqual(['c', 3]);
     expect(builds).toBe(before + 1);
+  });
+
+  it('applies a hook filter with its value bound, reusing the plan; a hook that writes the value into the text gets none', async () => {
+    const hooked = defineParams({
+      near: hookParam({ type: 'text', label: 'Near', description: 'x' }, (builder, near) => builder.whereRaw('t.a = ? OR t.b = ?', [near, near])),
+      unsafe: hookParam({ type: 'text', label: 'Unsafe', description: 'x' }, (builder, value) => builder.whereRaw(`t.c = '${value}'`)),
+    });
+    const validate = queryValidator(hooked);
+    let builds = 0;
+    const build = (values: Record<string, unknown>) => {
+      builds++;
+      return applyFilters(sql('t').select('*'), hooked, values);
+    };
+    const compile = compilePerShape(hooked, build);
+    expect(compile(await validate({ near: 'x' }))).toEqual({ text: 'select * from "t" where t.a = $1 OR t.b = $2', values: ['x', 'x'] });
+    const afterFirst = builds;
+    expect(compile(await validate({ near: "y'" }))).toEqual({ text: 'select * from "t" where t.a = $1 OR t.b = $2', values: ["y'", "y'"] });
+    expect(builds).toBe(afterFirst);
+    expect(compile(await validate({ unsafe: 'p' })).text).toContain("t.c = 'p'");
+    expect(compile(await validate({ unsafe: 'q' })).text).toContain("t.c = 'q'");
+  });
+
+  it('compares an enum column with the stored value of the chosen literal (assign_type 1: Physical, stored 1)', () => {
+    const built = toNative(applyFilters(sql('assignments as a').select('*'), { assign_type: assignType('a.assign_method') }, { assign_type: '1' }));
+    expect(built).toEqual({ text: 'select * from "assignments" as "a" where "a"."assign_method" = $1', values: [1] });
+    expect(ASSIGN_METHODS.map((m) => [m.value, m.label, m.stored])).toEqual([['0', 'Manual', 0], ['1', 'Physical', 1]]);
   });
 });
