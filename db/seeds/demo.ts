@@ -1,15 +1,16 @@
 // Demo data for the rider equipment service: a deterministic, seeded, synthetic fleet.
 //
-// Every table is loaded with COPY ... FROM STDIN from generators, so memory stays flat at any size.
-// Tables that depend on each other (assignments -> returns/exchanges/check items) are written in
-// separate passes over the riders; each pass rebuilds a rider's plan from a PRNG seeded by
+// Every table is loaded with COPY ... FROM STDIN (bulk-load.ts) from generators, so memory stays flat
+// at any size. Tables that depend on each other (assignments -> returns/exchanges/check items) are
+// written in separate passes over the riders; each pass rebuilds a rider's plan from a PRNG seeded by
 // (seed, rider id), so the passes agree without keeping anything from the previous one.
 
 import type { ClientBase } from 'pg';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { performance } from 'node:perf_hooks';
-import { from as copyFrom } from 'pg-copy-streams';
+import {
+  bool, copyRows, deferConstraints, json, NULL, nullableText, restoreConstraints, row, seconds, text, textArray,
+  type LoadContext, type Progress,
+} from './bulk-load';
 import { ARABIC_FIRST_NAMES, ARABIC_LAST_NAMES, FAKE_ID_NOTES, FIRST_NAMES, LAST_NAMES, REMARKS } from './names';
 
 export interface DemoOptions {
@@ -93,30 +94,6 @@ function sampleOrdered<T>(rng: Rng, xs: readonly T[], k: number): T[] {
   }
   return out;
 }
-
-// ---------------------------------------------------------------------------------------------
-// COPY text format: tab-separated, one row per line, \N for NULL, backslash escapes.
-
-const NULL = '\\N';
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-const NEEDS_ESCAPE = /[\\\t\n\r]/;
-
-/** A text value for COPY. */
-function text(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : s;
-}
-
-const nullableText = (s: string | null): string => (s === null ? NULL : text(s));
-
-/** A text[] value: an array literal with every element double-quoted, then COPY-escaped. */
-function textArray(xs: readonly string[]): string {
-  return text(`{${xs.map((x) => `"${x.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`);
-}
-
-/** A jsonb value: its JSON text, COPY-escaped (JSON's own backslashes get doubled). */
-const json = (value: unknown): string => text(JSON.stringify(value));
-
-const row = (fields: ReadonlyArray<string | number>): string => fields.join('\t') + '\n';
 
 // ---------------------------------------------------------------------------------------------
 // The world: the small reference tables, built in memory once.
@@ -552,11 +529,6 @@ interface IdCursor {
   check: number;
 }
 
-/** How far a pass has got, for progress output. */
-interface Progress {
-  done: number;
-  total: number;
-}
 
 function* walkRiders(world: World, riders: number, needs: { assignments?: boolean; checks?: boolean }, progress: Progress): Generator<RiderPlan> {
   const ids: IdCursor = { assignment: 0, return: 0, exchange: 0, check: 0 };
@@ -630,7 +602,6 @@ function* exchangeRows(world: World, riders: number, progress: Progress) {
   }
 }
 
-const bool = (b: boolean): string => (b ? 't' : 'f');
 
 function* checkRows(world: World, riders: number, progress: Progress) {
   for (const r of walkRiders(world, riders, { checks: true }, progress)) {
@@ -721,54 +692,7 @@ function* checkAnswerRows(world: World, riders: number, progress: Progress) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Loading.
-
-const CHUNK_CHARS = 256 * 1024; // rows are pushed to the COPY stream in chunks of about this size
-
-interface LoadContext {
-  client: ClientBase;
-  log: (msg: string) => void;
-  verbose: boolean;
-}
-
-const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(2)}s`;
-
-/**
- * Streams rows into a table with one COPY FROM STDIN. Rows are joined into chunks and pulled on
- * demand (Readable.from honours backpressure), so only a few chunks are in memory at a time.
- * FREEZE: the tables were truncated in this transaction, so rows can be written frozen and
- * all-visible (no hint-bit rewrite on first read, index-only scans work at once).
- */
-async function copyRows(ctx: LoadContext, table: string, columns: readonly string[], rows: Iterable<string>, progress?: Progress): Promise<number> {
-  const started = performance.now();
-  let nextReport = 0.1;
-  const report = (rowsSoFar: number) => {
-    if (!ctx.verbose || !progress) return;
-    const share = progress.done / progress.total;
-    if (share < nextReport) return;
-    while (nextReport <= share) nextReport += 0.1;
-    ctx.log(`  ${table}: ${Math.round(share * 100)}% (${rowsSoFar} rows, ${seconds(started)})`);
-  };
-  function* chunks(): Generator<string> {
-    let buf = '';
-    let n = 0;
-    for (const line of rows) {
-      buf += line;
-      n++;
-      if (buf.length >= CHUNK_CHARS) {
-        yield buf;
-        buf = '';
-        report(n);
-      }
-    }
-    if (buf) yield buf;
-  }
-  const freeze = (TRUNCATED as readonly string[]).includes(table) ? ' WITH (FREEZE)' : '';
-  const stream = ctx.client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN${freeze}`));
-  await pipeline(Readable.from(chunks()), stream);
-  ctx.log(`${table}: ${stream.rowCount} rows in ${seconds(started)}`);
-  return stream.rowCount;
-}
+// Loading (with bulk-load.ts).
 
 const TABLES = [
   'countries', 'companies', 'app_users', 'patrollers', 'product_categories', 'products', 'product_variations',
@@ -785,55 +709,9 @@ const DERIVED = ['patrol_check_questioners', 'rider_list_entries', 'rider_list_b
 const ANSWER_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `patrol_check_answers_${op}_questioner`);
 const ENTRY_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `assignments_${op}_rider_list_entries`);
 
-const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-
-interface Deferred {
-  foreignKeys: Array<{ table: string; name: string; definition: string }>;
-  indexes: Array<{ name: string; definition: string }>;
-}
-
-/**
- * Checking foreign keys row by row (RI triggers) and growing secondary indexes row by row cost
- * several times the COPY itself at 100k riders. Inside the transaction, drop the foreign keys and
- * the plain (non-unique) indexes of the seeded tables, and restore them from their catalogue
- * definitions after loading: PostgreSQL then builds each index in one sort and validates each
- * foreign key with one join. Primary keys and unique constraints stay. A rollback undoes it all.
- */
-async function deferConstraints(client: ClientBase): Promise<Deferred> {
-  const tables = [...TABLES];
-  const { rows: foreignKeys } = await client.query<{ table: string; name: string; definition: string }>(
-    `SELECT conrelid::regclass::text AS table, conname AS name, pg_get_constraintdef(oid) AS definition
-       FROM pg_constraint
-      WHERE contype = 'f' AND conrelid = ANY ($1::regclass[])
-      ORDER BY conrelid, conname`,
-    [tables],
-  );
-  const { rows: indexes } = await client.query<{ name: string; definition: string }>(
-    `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS definition
-       FROM pg_index
-      WHERE indrelid = ANY ($1::regclass[]) AND NOT indisunique AND NOT indisprimary
-        AND NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conindid = indexrelid)
-      ORDER BY indrelid, indexrelid`,
-    [tables],
-  );
-  for (const fk of foreignKeys) await client.query(`ALTER TABLE ${fk.table} DROP CONSTRAINT ${quoteIdent(fk.name)}`);
-  for (const index of indexes) await client.query(`DROP INDEX ${index.name}`);
-  return { foreignKeys, indexes };
-}
-
-async function restoreConstraints(ctx: LoadContext, deferred: Deferred): Promise<void> {
-  let started = performance.now();
-  for (const index of deferred.indexes) await ctx.client.query(index.definition);
-  ctx.log(`indexes: ${deferred.indexes.length} rebuilt in ${seconds(started)}`);
-  // Statistics first, so that the validation joins below get sensible plans.
-  started = performance.now();
-  await ctx.client.query(`ANALYZE ${TABLES.join(', ')}`);
-  ctx.log(`analyze: ${seconds(started)}`);
-  started = performance.now();
-  for (const fk of deferred.foreignKeys) {
-    await ctx.client.query(`ALTER TABLE ${fk.table} ADD CONSTRAINT ${quoteIdent(fk.name)} ${fk.definition}`);
-  }
-  ctx.log(`foreign keys: ${deferred.foreignKeys.length} validated in ${seconds(started)}`);
+/** One table's rows, by COPY: the tables truncated in the load's transaction are written frozen. */
+function copyTable(ctx: LoadContext, table: (typeof TABLES)[number], columns: readonly string[], rows: Iterable<string>, progress?: Progress): Promise<number> {
+  return copyRows(ctx, table, columns, rows, { freeze: (TRUNCATED as readonly string[]).includes(table), progress });
 }
 
 /** The seed writes fixed ids from 1 (riders from 100001), so it needs every table empty. */
@@ -867,49 +745,49 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
   try {
     // The tables are empty (checked above); truncating them here is what allows COPY FREEZE.
     await client.query(`TRUNCATE ${[...TRUNCATED, ...DERIVED].join(', ')}`);
-    const deferred = await deferConstraints(client);
+    const deferred = await deferConstraints(client, TABLES);
 
-    counts.countries = await copyRows(ctx, 'countries', ['id', 'code', 'name'], countryRows(world));
-    counts.companies = await copyRows(ctx, 'companies', ['id', 'name'], namedRows(world.companies));
-    counts.app_users = await copyRows(ctx, 'app_users', ['id', 'name'], namedRows(world.appUsers));
-    counts.patrollers = await copyRows(ctx, 'patrollers', ['id', 'name'], namedRows(world.patrollers));
-    counts.product_categories = await copyRows(ctx, 'product_categories', ['id', 'name'], namedRows(world.categories));
-    counts.products = await copyRows(ctx, 'products', ['id', 'name', 'category_id', 'image_url', 'exchange_after_days'], productRows(world));
-    counts.product_variations = await copyRows(ctx, 'product_variations', ['id', 'product_id', 'name'], variationRows(world));
-    counts.questions = await copyRows(ctx, 'questions', ['id', 'country_id', 'text', 'question_type', 'category'], questionRows(world));
-    counts.question_answers = await copyRows(ctx, 'question_answers', ['question_id', 'position', 'name', 'name_ar', 'score', 'jump', 'skip'], questionAnswerRows(world));
+    counts.countries = await copyTable(ctx, 'countries', ['id', 'code', 'name'], countryRows(world));
+    counts.companies = await copyTable(ctx, 'companies', ['id', 'name'], namedRows(world.companies));
+    counts.app_users = await copyTable(ctx, 'app_users', ['id', 'name'], namedRows(world.appUsers));
+    counts.patrollers = await copyTable(ctx, 'patrollers', ['id', 'name'], namedRows(world.patrollers));
+    counts.product_categories = await copyTable(ctx, 'product_categories', ['id', 'name'], namedRows(world.categories));
+    counts.products = await copyTable(ctx, 'products', ['id', 'name', 'category_id', 'image_url', 'exchange_after_days'], productRows(world));
+    counts.product_variations = await copyTable(ctx, 'product_variations', ['id', 'product_id', 'name'], variationRows(world));
+    counts.questions = await copyTable(ctx, 'questions', ['id', 'country_id', 'text', 'question_type', 'category'], questionRows(world));
+    counts.question_answers = await copyTable(ctx, 'question_answers', ['question_id', 'position', 'name', 'name_ar', 'score', 'jump', 'skip'], questionAnswerRows(world));
 
     let p = progress();
     // Kept data (item counts, list blocks and entries, questioner arrays) is built once at the end.
     await client.query('ALTER TABLE riders DISABLE TRIGGER riders_list_blocks');
-    counts.riders = await copyRows(ctx, 'riders', ['id', 'name', 'company_id', 'country_id', 'active_items', 'returned_items'], riderRows(world, riders, p), p);
+    counts.riders = await copyTable(ctx, 'riders', ['id', 'name', 'company_id', 'country_id', 'active_items', 'returned_items'], riderRows(world, riders, p), p);
     await client.query('ALTER TABLE assignments DISABLE TRIGGER assignments_count_items');
     for (const trigger of ENTRY_TRIGGERS) await client.query(`ALTER TABLE assignments DISABLE TRIGGER ${trigger}`);
     for (const trigger of ANSWER_TRIGGERS) await client.query(`ALTER TABLE patrol_check_answers DISABLE TRIGGER ${trigger}`);
     p = progress();
-    counts.assignments = await copyRows(
+    counts.assignments = await copyTable(
       ctx, 'assignments',
       ['id', 'rider_id', 'product_id', 'variation_id', 'assigned_at', 'assigned_by', 'assign_method', 'assign_type', 'deleted_at'],
       assignmentRows(world, riders, p), p,
     );
     p = progress();
-    counts.product_returns = await copyRows(ctx, 'product_returns', ['id', 'assignment_id', 'returned_at', 'returned_by', 'condition'], returnRows(world, riders, p), p);
+    counts.product_returns = await copyTable(ctx, 'product_returns', ['id', 'assignment_id', 'returned_at', 'returned_by', 'condition'], returnRows(world, riders, p), p);
     p = progress();
-    counts.product_exchanges = await copyRows(
+    counts.product_exchanges = await copyTable(
       ctx, 'product_exchanges',
       ['id', 'old_assignment_id', 'new_assignment_id', 'exchanged_at', 'exchange_type', 'replacement_type', 'processed_by'],
       exchangeRows(world, riders, p), p,
     );
     p = progress();
-    counts.patrol_checks = await copyRows(
+    counts.patrol_checks = await copyTable(
       ctx, 'patrol_checks',
       ['id', 'rider_id', 'patroller_id', 'checked_at', 'id_valid', 'plate_valid', 'sticker_valid', 'fake_id_note', 'fake_id_images'],
       checkRows(world, riders, p), p,
     );
     p = progress();
-    counts.patrol_check_items = await copyRows(ctx, 'patrol_check_items', ['check_id', 'position', 'assignment_id', 'status', 'image_url'], checkItemRows(world, riders, p), p);
+    counts.patrol_check_items = await copyTable(ctx, 'patrol_check_items', ['check_id', 'position', 'assignment_id', 'status', 'image_url'], checkItemRows(world, riders, p), p);
     p = progress();
-    counts.patrol_check_answers = await copyRows(
+    counts.patrol_check_answers = await copyTable(
       ctx, 'patrol_check_answers',
       ['check_id', 'position', 'question_id', 'answer', 'image_url', 'score'],
       checkAnswerRows(world, riders, p), p,
@@ -919,7 +797,7 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     await client.query('ALTER TABLE assignments ENABLE TRIGGER assignments_count_items');
     for (const trigger of ENTRY_TRIGGERS) await client.query(`ALTER TABLE assignments ENABLE TRIGGER ${trigger}`);
     for (const trigger of ANSWER_TRIGGERS) await client.query(`ALTER TABLE patrol_check_answers ENABLE TRIGGER ${trigger}`);
-    await restoreConstraints(ctx, deferred);
+    await restoreConstraints(ctx, deferred, TABLES);
     let rebuilt = performance.now();
     await client.query('SELECT patrol_check_questioners_rebuild()');
     await client.query('ANALYZE patrol_check_questioners');
