@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import crypto from 'node:crypto';
 import type { Server } from 'node:http';
 import { createApp } from './app';
+import { issueDemoCredentials, type DemoCredentials } from './auth/demo-credentials';
 import { TokenCache } from './auth/tokens';
 import { ConfigError, loadConfig, type Config } from './config';
 import { openDatabase, type Database } from './db/bootstrap';
@@ -19,13 +20,20 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // A worker's database is its supervisor's, passed in DATABASE_URL and DATABASE_REPLICA_URLS.
   if (cluster.isWorker) return serve(config, { url: config.databaseUrl!, replicaUrls: config.replicaUrls }, false);
-  const database = await openDatabase(config, log);
-  if (config.webConcurrency > 1) return supervise(config, database);
-  return serve(config, database, true);
+  let demo: DemoCredentials | undefined;
+  const database = await openDatabase(config, log, {
+    demo: true,
+    // The embedded demo's sign-in and API token, made anew at each start; none without sign-ins (AUTH=off).
+    onDemo: async (url) => {
+      if (config.auth.enabled) demo = await issueDemoCredentials(url);
+    },
+  });
+  if (config.webConcurrency > 1) return supervise(config, database, demo);
+  return serve(config, database, true, demo);
 }
 
 /** The start banner: where everything is, each database and its role, the demo's sign-in and token. */
-function printBanner(config: Config, database: Database, port: number): void {
+function printBanner(config: Config, database: Database, port: number, demo: DemoCredentials | undefined): void {
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   log(`Rider equipment service listening on ${base}${config.webConcurrency > 1 ? ` (${config.webConcurrency} worker processes)` : ''}`);
   log(`  Admin:    ${base}/admin`);
@@ -44,12 +52,10 @@ function printBanner(config: Config, database: Database, port: number): void {
     for (const [i, url] of database.replicaUrls.entries()) log(`  Database: ${addressOf(url)}, replica ${i + 1}`);
   }
   if (database.replicaUrls.length) log(`  Reads go to the replicas in the rotation, in turn (see /health/ready), else to the primary`);
-  if (database.demoSupervisor) {
-    log(`  Demo sign-in for /admin (new password at every start): ${database.demoSupervisor.username} / ${database.demoSupervisor.password}`);
-  }
-  if (database.demoToken) {
-    log(`  Demo API token (new at every start): ${database.demoToken}`);
-    log(`    curl -H "Authorization: Bearer ${database.demoToken}" ${base}/v2/questioner`);
+  if (demo) {
+    log(`  Demo sign-in for /admin (new password at every start): ${demo.supervisor.username} / ${demo.supervisor.password}`);
+    log(`  Demo API token (new at every start): ${demo.token}`);
+    log(`    curl -H "Authorization: Bearer ${demo.token}" ${base}/v2/questioner`);
   }
 }
 
@@ -64,7 +70,7 @@ async function stopDatabases(database: Database): Promise<void> {
  * (node:cluster), replacing any that dies. SIGTERM or SIGINT stops every worker the way a single
  * process stops (requests in flight finish, within SHUTDOWN_TIMEOUT_MS), then the databases.
  */
-function supervise(config: Config, database: Database): void {
+function supervise(config: Config, database: Database, demo: DemoCredentials | undefined): void {
   const env = {
     DATABASE_URL: database.url,
     DATABASE_REPLICA_URLS: database.replicaUrls.join(','),
@@ -83,7 +89,7 @@ function supervise(config: Config, database: Database): void {
   };
   // The banner once every first worker listens: the service is then all there.
   cluster.on('listening', (_worker, address) => {
-    if (++listening === config.webConcurrency) printBanner(config, database, address.port);
+    if (++listening === config.webConcurrency) printBanner(config, database, address.port, demo);
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
@@ -122,8 +128,11 @@ function supervise(config: Config, database: Database): void {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-/** One HTTP server process: the only one, or a worker of supervise(). `owner`: it owns the databases and prints the banner. */
-async function serve(config: Config, database: Database, owner: boolean): Promise<void> {
+/**
+ * One HTTP server process: the only one, or a worker of supervise(). `owner`: it owns the databases and
+ * prints the banner, with the demo's credentials when it issued them.
+ */
+async function serve(config: Config, database: Database, owner: boolean, demo?: DemoCredentials): Promise<void> {
   let stopping = false;
   // A signal before the server listens (a worker told to stop while it starts) has nothing to drain.
   let stop = (signal: string) => {
@@ -166,7 +175,7 @@ async function serve(config: Config, database: Database, owner: boolean): Promis
 
   const server: Server = app.listen(config.port, config.host, () => {
     const address = server.address();
-    if (owner) printBanner(config, database, typeof address === 'object' && address ? address.port : config.port);
+    if (owner) printBanner(config, database, typeof address === 'object' && address ? address.port : config.port, demo);
   });
 
   stop = (signal: string) => {

@@ -1,4 +1,4 @@
-// Word lists for the demo seed (db/seeds/demo.ts). Plain data, no logic.
+// Word lists for the demo seed (demo.ts and its modules). Plain data, no logic.
 
 /** Given names, Latin script: mostly Arabic and South-Asian, as on a Gulf delivery fleet. */
 export const FIRST_NAMES: readonly string[] = [

@@ -3,11 +3,6 @@ import type { Config } from '../config';
 import { startEmbedded, startEmbeddedStandby, type EmbeddedServer } from './embedded';
 import { migrateDatabase } from './migrate';
 import { DEFAULT_DEMO, seedDemo } from '../../db/seeds/demo';
-import crypto from 'node:crypto';
-import { createSupervisor } from '../auth/supervisors';
-import { createToken } from '../auth/tokens';
-
-const DEMO_TOKEN_NAME = 'embedded-demo';
 
 export const EMBEDDED_DATABASE = 'rider_equipment';
 
@@ -18,35 +13,16 @@ export interface Database {
   embedded?: EmbeddedServer;
   /** The embedded primary's standbys (EMBEDDED_REPLICAS), in the order of replicaUrls. */
   embeddedReplicas?: EmbeddedServer[];
-  /** The embedded demo's API token, issued anew at each start and printed, so a newcomer is never stuck. */
-  demoToken?: string;
-  /** The embedded demo's supervisor sign-in, with a password made anew at each start. */
-  demoSupervisor?: { username: string; password: string };
 }
 
-/** Sets a fresh password on the demo supervisor (creating it the first time). */
-async function issueDemoSupervisor(url: string): Promise<{ username: string; password: string }> {
-  const client = new pg.Client(url);
-  await client.connect();
-  try {
-    const password = crypto.randomBytes(12).toString('base64url');
-    await createSupervisor(client, { username: 'demo', password });
-    return { username: 'demo', password };
-  } finally {
-    await client.end();
-  }
-}
-
-/** Replaces the previous demo token with a new one. */
-async function issueDemoToken(url: string): Promise<string> {
-  const client = new pg.Client(url);
-  await client.connect();
-  try {
-    await client.query('DELETE FROM access.api_tokens WHERE name = $1', [DEMO_TOKEN_NAME]);
-    return (await createToken(client, { name: DEMO_TOKEN_NAME })).token;
-  } finally {
-    await client.end();
-  }
+export interface OpenOptions {
+  /** Migrate the embedded database and load the demo data into it when it is empty. */
+  demo: boolean;
+  /**
+   * With `demo`, on the embedded database: called with its URL once it holds the demo data, before its
+   * standbys are made (the caller issues the demo's credentials there). A failure stops the servers.
+   */
+  onDemo?: (url: string) => Promise<void>;
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<boolean> {
@@ -121,7 +97,7 @@ export async function alignListZone(url: string, timeZone: string, log: (msg: st
  * With DATABASE_URL: that server, as it is (migrations are run on purpose with `npm run db:migrate`).
  * Without: an embedded PostgreSQL in a local folder, migrated and loaded with demo data on first start.
  */
-export async function openDatabase(config: Config, log: (msg: string) => void, options = { demo: true }): Promise<Database> {
+export async function openDatabase(config: Config, log: (msg: string) => void, options: OpenOptions = { demo: true }): Promise<Database> {
   if (config.databaseUrl) {
     await alignListZone(config.databaseUrl, config.timeZone, log, false);
     return { url: config.databaseUrl, replicaUrls: config.replicaUrls };
@@ -133,14 +109,12 @@ export async function openDatabase(config: Config, log: (msg: string) => void, o
     const url = embedded.url(EMBEDDED_DATABASE);
     await prepareDemo(url, log, options.demo);
     await alignListZone(url, config.timeZone, log, true);
-    const demo = options.demo && config.auth.enabled;
-    const demoToken = demo ? await issueDemoToken(url) : undefined;
-    const demoSupervisor = demo ? await issueDemoSupervisor(url) : undefined;
+    if (options.demo) await options.onDemo?.(url);
     // Standbys come last: made from the primary as it is now, demo data and all.
     for (let i = 1; i <= config.embedded.replicas; i++) {
       replicas.push(await startEmbeddedStandby(embedded, `${config.embedded.dir}-replica-${i}`, `replica_${i}`, { log }));
     }
-    return { url, replicaUrls: replicas.map((r) => r.url(EMBEDDED_DATABASE)), embedded, embeddedReplicas: replicas, demoToken, demoSupervisor };
+    return { url, replicaUrls: replicas.map((r) => r.url(EMBEDDED_DATABASE)), embedded, embeddedReplicas: replicas };
   } catch (error) {
     for (const replica of replicas) await replica.stop();
     await embedded.stop();

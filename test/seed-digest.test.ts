@@ -1,0 +1,117 @@
+// Golden master of the demo seed: what seedDemo writes for fixed options, as a SHA-256 digest of every
+// table's full contents (test/support/table-digest.ts). The expected digests were recorded from the
+// generator as it was when this test was written; a refactoring of db/seeds must leave them unchanged.
+//
+// A change meant to alter the demo data (new fields, other odds, another table) changes these digests
+// too. Then regenerate them: run this file alone,
+//   node --experimental-vm-modules node_modules/jest/bin/jest.js test/seed-digest.test.ts
+// and copy the received values the failure shows into the expectations below, in the same commit as
+// the change. Only the tables named in the diff should differ.
+import { DEFAULT_DEMO, DEMO_ANCHOR, type DemoOptions } from '../db/seeds/demo';
+import { testDatabases } from './support/databases';
+import { seededDigests } from './support/table-digest';
+
+// Three fresh databases, one of 4,000 riders: a few seconds each on a quiet machine.
+jest.setTimeout(180000);
+
+/** SHA-256 of nothing: a table the seed leaves empty. */
+const EMPTY = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
+const digestsOf = (label: string, options: DemoOptions) =>
+  seededDigests(process.env.TEST_ADMIN_URL!, `${testDatabases().demo}_digest_${label}`, options);
+
+describe('the demo seed writes exactly the recorded data', () => {
+  // The demo `npm start` and the tests load (300 riders, seed 42), with the fixed anchor: `npm start`
+  // ends the history at the current minute instead, which only moves every date by the same amount.
+  it('for the default demo with the fixed anchor', async () => {
+    expect(await digestsOf('default', { ...DEFAULT_DEMO, anchor: DEMO_ANCHOR })).toEqual({
+      'access.api_tokens': EMPTY,
+      'access.rate_limits': EMPTY,
+      'access.sessions': EMPTY,
+      'access.supervisors': EMPTY,
+      'public.app_users': 'd89207ed284f4fb1a6277be8291d4b79d2eeaf0b4ed7ce4afef6d869e354d20e',
+      'public.assignments': '9d7797a0c38c671f930d16eae0116e7d1e1d33a51ebcc1c7f7fb8e915bf004ed',
+      'public.companies': '3faf0cf2169b27d6c0759a563d4b3c4266a9bb379c60b7fb5586a7a0701f5a98',
+      'public.countries': 'b4bc8ef966480b6b063fc8d0baa0b27a818ef0fe2f1c2f04aeeeea5310a6f0c3',
+      'public.patrol_check_answers': 'e5aafaa421e85eb42f4e94fe8b0b4bf43930b02e6500372fe80015ccc39971ba',
+      'public.patrol_check_items': '14a9e42634917ff45836ff678c8720a17a90f9fb160b5349e2ff4440dc0ec4cc',
+      'public.patrol_check_questioners': 'a11a9829f4e5bc721275adba1042c8d030f21845c8e387536f9a51a640fddef2',
+      'public.patrol_checks': 'e537e963f4f487c4c96dc203cf923886b283f637a25588368b9a7db2b1992fd9',
+      'public.patrollers': '5ba6fd3b4069050a33bb22e167676fefa8475a7067b979d0ce5c73b30a213591',
+      'public.product_categories': '83c915764a030011b66b522b25ce4b3f2d809abb1310ac077cfd504a048c1228',
+      'public.product_exchanges': '594bc67f9940e91b7481c4d64d5cbe7474aa26d18dbbb88423bd401126c249f7',
+      'public.product_returns': 'f8b89399b93ac0da4d3b0a62491e98b50bbe3ec2320a6b2004eec77c9732ecc2',
+      'public.product_variations': 'eda06a2afdb035c9c20d6bbe99b26a457bc6dd04b3ddbcca1944f0a8df1c4212',
+      'public.products': 'd1ff3220601e8452aa1ab2c6813fb035576c7fe65dcd85898f264426f320856c',
+      'public.question_answers': '9cd6e58c1e5708dcb7a88d14f3a12f03077eb44244d9edc1d9f8ee8022d9751f',
+      'public.questions': '0362ca297318993c4fd7f770132a7a797b6cdb651075f67c773f096d8d639340',
+      'public.rider_list_blocks': 'c44ace4a33d5ae74d47dc1a2822de6cbdc0935c9127a3fd2962e13233452ab8f',
+      'public.rider_list_entries': '6309b642cc9c61ffa3e1d6983a2e339e2521074920f542cbd692b30845efccc3',
+      'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
+      'public.riders': '5de50968e4ba4f06ea4111592364aa9922793311f3d90fdba1998a64c090e445',
+      'sequences': '34dcb6f65e8a40d82350196b820a4bbad941ccb8ab7de9c3c43d1b98e201d732',
+    });
+  });
+
+  // The tests' large database (test/support/global-setup.ts), seeded without an anchor.
+  it('for 4,000 riders of seed 7', async () => {
+    expect(await digestsOf('large', { riders: 4000, seed: 7 })).toEqual({
+      'access.api_tokens': EMPTY,
+      'access.rate_limits': EMPTY,
+      'access.sessions': EMPTY,
+      'access.supervisors': EMPTY,
+      'public.app_users': 'd167e98991e0902ace255bac757bbb6c1fbaac6433db02fc5b8d30edef1fa336',
+      'public.assignments': 'e41b766dca84aa4a6153af6f2ec77bd0d5280521bf9143e0925b98f956ee5d6f',
+      'public.companies': '3faf0cf2169b27d6c0759a563d4b3c4266a9bb379c60b7fb5586a7a0701f5a98',
+      'public.countries': 'b4bc8ef966480b6b063fc8d0baa0b27a818ef0fe2f1c2f04aeeeea5310a6f0c3',
+      'public.patrol_check_answers': 'c2a310430fb7fd0c38546191cff54f63e6fc94b112751e743fddf69adea644af',
+      'public.patrol_check_items': 'd3c0b7dbc85ba257ead3f60758a3d605723c17da9d3f3b185902867e7c017aed',
+      'public.patrol_check_questioners': '9e8a51cae74f4443616233f81cabf89ace645bdbe77d6a2cd21f2ec5cd4906e7',
+      'public.patrol_checks': '0771b634c8dfb30dc69f67a517aaa99e42081ef01e48dd2cdcdcec186e8026ba',
+      'public.patrollers': 'bebec338ca92c6f1912a34cad3a6ac263bd6d50ee0ccbc4998ac41b2b8f9a4d8',
+      'public.product_categories': '83c915764a030011b66b522b25ce4b3f2d809abb1310ac077cfd504a048c1228',
+      'public.product_exchanges': '515d8c2cae094d541617ba1996f22ede8492c222ac0592ca813bbfa79c067cd7',
+      'public.product_returns': '9b201524bafe0161179e7671550b8cc49950a94dd3a872c676f6ab3a77269a3d',
+      'public.product_variations': '7c8d0162f90c3c9564b05c8d63ae154b66758faa3a59de40ec1f7f2c43732150',
+      'public.products': '10e118c71744d7527b79bfe321bf83eb8ff6cdbd95d1ee54361fb7097b6169e9',
+      'public.question_answers': 'b93237f14a3e8ffbb4024aae73be9c4420d70e7da9c5d57e3ab4fed16bcc8199',
+      'public.questions': '52d4cf7885c9078ea64792748e0fad9695f153cde4c56831c2809b99d68293a2',
+      'public.rider_list_blocks': '0a6c9e53dadd5328fe5c0ba8460ef368c76e89384454545cdb5e07e3ccad63b1',
+      'public.rider_list_entries': '34101622d4bd75edec39b8548f03d27bd335601e77dcd62700017910c02572ec',
+      'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
+      'public.riders': 'def8a628b0e5b17c9b977b0fb8f3b2e5c9cea08c81fdd0c4df76eef89a8ad164',
+      'sequences': '34dcb6f65e8a40d82350196b820a4bbad941ccb8ab7de9c3c43d1b98e201d732',
+    });
+  });
+
+  // Another anchor, on a whole minute as `npm start` gives: dates follow the anchor, nothing else moves.
+  it('for 40 riders of seed 3 ending at 2025-03-14 09:26 UTC', async () => {
+    expect(await digestsOf('anchored', { riders: 40, seed: 3, anchor: Date.UTC(2025, 2, 14, 9, 26) })).toEqual({
+      'access.api_tokens': EMPTY,
+      'access.rate_limits': EMPTY,
+      'access.sessions': EMPTY,
+      'access.supervisors': EMPTY,
+      'public.app_users': 'bcc3cf4f170f1723c0218b7c58165eedb89a11ba3895fa52949f166f3f49fe3e',
+      'public.assignments': 'd9d19053477782ada4c931960dce2617619cfbfbdd08e6e5b0752873a93562e9',
+      'public.companies': '3faf0cf2169b27d6c0759a563d4b3c4266a9bb379c60b7fb5586a7a0701f5a98',
+      'public.countries': 'b4bc8ef966480b6b063fc8d0baa0b27a818ef0fe2f1c2f04aeeeea5310a6f0c3',
+      'public.patrol_check_answers': '9edbebdc930bb5f9c18cf0ee64df62b8f2d34e13b50737d5d7acae4e09b7b0a2',
+      'public.patrol_check_items': 'deee9ca3154234a38b248bfba97d1054e7d23561236615006e7acebda5b6518d',
+      'public.patrol_check_questioners': '09ade8c2c895df5704237b0a67a8ccf8fe9b2be29fb2f70fc334931dd54ce62f',
+      'public.patrol_checks': 'da5295607c38ad7ce4da9287d0e321505f30f3a7ef1df5d33d148d9aa4713a29',
+      'public.patrollers': '4f8ba89ac46221a4272fb80d242f98d261225aa413f54779f6587caac3311064',
+      'public.product_categories': '83c915764a030011b66b522b25ce4b3f2d809abb1310ac077cfd504a048c1228',
+      'public.product_exchanges': '45c007756561f30d03de042877b5c2837c2f64ee209d3799883dc5730e634d0d',
+      'public.product_returns': '5f44f84f0073d24b4886e832df0bd1b00744f0f4a8cef708136f53019d27666f',
+      'public.product_variations': '3fe18db3d9bf3fb8f687fb79fbd2391e269ad0ba9772c700e8c94b52cfee6099',
+      'public.products': 'e3307f5eb1228f2de2c8ffe142f9c4b7eefc84797474b33fea13184e77e7e8fc',
+      'public.question_answers': '5867443fc02d7f01d356848842d5adf11557025e5d81a8a1029f8d02d8140007',
+      'public.questions': 'c022c8a627d65088dd61f68dd1e2207c3ae398801321b18caf8cd3a8b596c833',
+      'public.rider_list_blocks': '09c194eee1baffa2cfbf950c3e1303427870c1a8f839cd28bb56ae4fa1f49efb',
+      'public.rider_list_entries': 'd6ffe318a9639c1f305f53b5cb24901eed8867a7d73e45443d974c03289760f2',
+      'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
+      'public.riders': 'b52f797a855d9a430423cd67c5ffd61cfcd74e74175a4a925d6e8dd0cdc7ac74',
+      'sequences': '34dcb6f65e8a40d82350196b820a4bbad941ccb8ab7de9c3c43d1b98e201d732',
+    });
+  });
+});
