@@ -21,10 +21,14 @@ export const LIST_PARAM_NAMES = Object.keys(listParams([])) as ReadonlyArray<str
 
 export type Choice = { value: string; label: string };
 
-/** The labels of a select's options; booleans and enums without labels show their literal values. */
+/**
+ * The labels of a select's options: the list's own, else the definition's choices (assign_type:
+ * Manual, Physical); booleans without labels show Yes and No, other enums their literal values.
+ */
 export function choicesFor(params: Params, name: string, labels?: readonly Choice[]): Choice[] {
   if (labels) return [...labels];
   const def = params[name];
   if (def.type === 'boolean') return [{ value: '1', label: 'Yes' }, { value: '0', label: 'No' }];
+  if (def.choices) return def.choices.map(({ value, label }) => ({ value, label }));
   return (def.values ?? []).map((value) => ({ value, label: value }));
 }

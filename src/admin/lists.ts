@@ -24,7 +24,6 @@ const item = (prefix = '') => (row: Row) => `${row[`${prefix}product_name`]} / $
 const rider = { rider_id: 'rider' } as const;
 const itemPicker = { name: 'item', label: 'Item', replaces: ['product_id', 'variation_id'] } as const;
 
-const ASSIGN_TYPES = [{ value: '0', label: 'Manual' }, { value: '1', label: 'Physical' }];
 const PASS_FAIL = [{ value: '1', label: 'Passed' }, { value: '0', label: 'Failed' }];
 
 export const checks: ListResource = {
@@ -66,7 +65,7 @@ export const assignmentList: ListResource = {
   section: 'equipment',
   noun: ['assignment', 'assignments'],
   filters: assignments.adminParams,
-  choices: { assign_type: ASSIGN_TYPES, active: [{ value: '1', label: 'Held now' }, { value: '0', label: 'Returned' }] },
+  choices: { active: [{ value: '1', label: 'Held now' }, { value: '0', label: 'Returned' }] },
   companyFields: ['3pl'],
   people: rider,
   itemPickers: [itemPicker],

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_BIGINT, MAX_TEXT_LENGTH, describeRule, type ParamDef, type Params } from '../../filters/define';
 import { projectRoot } from '../../paths';
+import { ASSIGN_METHODS } from '../../filters/common';
 import type { Operation } from './operations';
 import { problemRef, schemas, type JsonSchema, type ProblemName } from './schemas';
 
@@ -171,8 +172,9 @@ function introduction(ops: Documented, auth: boolean): string {
     `- **Booleans** (${code(namesOfType(ops, 'boolean'))}) are ${BOOLEAN_LITERALS.map((v) => `\`${v}\``).join(', ')}, in any letter case.`,
     `- **Text** (${code(namesOfType(ops, 'text'))}) matches exactly and case-sensitively; \`%\` and \`_\` are ordinary characters. At most ${MAX_TEXT_LENGTH} characters, no NUL.`,
     `- **Closed sets**: ${closedSets}; exactly as written, anything else is a 400.`,
-    '**Answers.** Datetimes are `YYYY-MM-DD HH:MM:SS` in the service\'s time zone, everywhere. `assign_type` `0` is ' +
-      'Manual and `1` Physical: answers write `Manual` or `Physical`. Order is stable: checks by ' +
+    "**Answers.** Datetimes are `YYYY-MM-DD HH:MM:SS` in the service's time zone, everywhere. " +
+      `${ASSIGN_METHODS.map((m) => `\`assign_type\` \`${m.value}\` is ${m.label}`).join(', ')}: answers write ` +
+      `${ASSIGN_METHODS.map((m) => `\`${m.label}\``).join(' or ')}. Order is stable: checks by ` +
       '`ID`; questions by `question_id`; assignments, returns and exchanges by their date then id; riders by rider id, ' +
       "each rider's products by assign date then id. Ids are exact JSON numbers, also past 2^53 (use a JSON parser that " +
       'keeps big integers for those), except `rider_id` in `/rider-equipment-list`, which is text. Every answer carries ' +
