@@ -1,7 +1,7 @@
 // npm run bench -- [options]: the benchmark at production size. Loads (or reuses) a dataset in its own
 // database, runs the real service as a separate process, measures it on loopback with autocannon,
 // measures PostgreSQL alone on the same SQL (pgbench, psql COPY), prints tables with the
-// targets and writes everything to bench-results/<timestamp>.json. See the README, "Benchmark".
+// targets and writes everything to bench-results/<timestamp>.json. See docs/BENCHMARKS.md.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -170,7 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     timeZone,
     pool: {
       // A database server runs about one query per core at a time; beyond a few connections, more only
-      // queue inside PostgreSQL, where a long tail forms (see the README, "A small query pool").
+      // queue inside PostgreSQL, where a long tail forms (see docs/DEVELOPMENT.md, "A small query pool").
       max: integer(env, 'DB_POOL_MAX', 4, 1, 1000),
       acquireTimeoutMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600000),
       statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30000, 0, 86400000),

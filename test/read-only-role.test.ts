@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config';
 import { createPool } from '../src/db/pool';
 import { databaseUrl, testDatabases } from './support/databases';
 
-// The README's roles: the service connects as a role that may only read the data.
+// The roles of docs/OPERATIONS.md: the service connects as a role that may only read the data.
 const role = `rider_equipment_app_${process.env.TEST_RUN_ID}`;
 const fixtureUrl = () => databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().fixture);
 let owner: pg.Client;

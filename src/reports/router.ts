@@ -54,7 +54,7 @@ export function createReportsRouter({ pool, streamPool = pool, log = console.err
     const html = await renderReport(doc);
     res.set('Cache-Control', 'no-store');
     if (!paperSize) return void res.type('html').send(html);
-    if (!printer) throw new HttpError(404, 'PDF downloads are not enabled on this server (see CHROMIUM_PATH in the README).');
+    if (!printer) throw new HttpError(404, 'PDF downloads are not enabled on this server (see CHROMIUM_PATH in docs/ADMIN.md).');
     const pdf = await printer.print(html, pagePath, paperSize as Paper);
     res.type('application/pdf').set('Content-Disposition', `attachment; filename="${filename}"`).send(pdf);
   }

@@ -1,5 +1,5 @@
 // Writes PNGs of the main admin pages, at a laptop width and a phone width, so anyone can look at
-// them without a database of their own. Run with `npm run screenshots` (see the README).
+// them without a database of their own. Run with `npm run screenshots` (see docs/DEVELOPMENT.md).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
