@@ -232,7 +232,7 @@ export function buildOpenApiDocument(ops: Documented, { auth }: { auth: boolean 
         operationId: `${op.operationId}Head`,
         ...common,
         summary: `Check a query of ${op.path} without an answer body`,
-        description: 'The same checks as GET (token, limit, parameters) and the same status and headers, without a body; nothing is read from the database.',
+        description: 'The same checks as GET (token, limit, parameters) and the same status and headers, without a body; the operation\'s statement is not run.',
         responses: { 200: { description: 'The query is valid; GET would answer it.', headers: { ...everyAnswer, ...limited } }, ...errors },
       };
       return [op.path, { get, head }];
