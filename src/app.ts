@@ -21,6 +21,7 @@ import { apiCors } from './http/cors';
 import { StreamLimit } from './http/stream-limit';
 import type { TokenCache } from './auth/tokens';
 import { projectRoot } from './paths';
+import { ADMIN, links } from './html/links';
 
 export interface AppDeps {
   /** The primary's pool: sessions, sign-in, tokens, and every read when there is no replica. */
@@ -101,14 +102,14 @@ export function createApp({ pool, streamPool = pool, reads = primaryOnly(pool, s
   });
   app.use('/docs', createDocsRouter());
   // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.
-  app.use('/admin/assets', express.static(path.join(projectRoot, 'public/admin'), { index: false, maxAge: '1h' }));
+  app.use(links.assets, express.static(path.join(projectRoot, 'public/admin'), { index: false, maxAge: '1h' }));
   if (access) {
     // Supervisors sign in; an API token does not open these pages, nor a session the API.
     const signIn = createSignIn({ pool, config, log });
-    app.use('/admin', signIn.sessions, signIn.router, signIn.requireSupervisor);
+    app.use(ADMIN, signIn.sessions, signIn.router, signIn.requireSupervisor);
   }
-  app.use('/admin', createReportsRouter({ pool: reads.queries, streamPool: reads.streams, log, chromiumPath: config.chromiumPath, attention: config.attention }));
-  app.use('/admin', createAdminRouter({ pool: reads.queries, streamPool: reads.streams, streamLimit, log, attention: config.attention }));
+  app.use(ADMIN, createReportsRouter({ pool: reads.queries, streamPool: reads.streams, log, chromiumPath: config.chromiumPath, attention: config.attention }));
+  app.use(ADMIN, createAdminRouter({ pool: reads.queries, streamPool: reads.streams, streamLimit, log, attention: config.attention }));
 
   app.use((req) => {
     throw new HttpError(404, `Nothing is served at ${req.path}.`);

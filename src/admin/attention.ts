@@ -14,10 +14,12 @@ import { addDays } from './charts';
 import { formModel } from './form';
 import type { ListColumn } from './list-page';
 import { cellText } from './list-page';
-import { render } from './render';
-import { scopeOf } from './scope';
+import { render } from '../html/render';
+import { scopeOf } from '../html/scope';
 import { streamCsv, type Row } from './stream-csv';
-import { href, stringQuery } from './urls';
+import { stringQuery } from '../html/urls';
+import { links } from '../html/links';
+import { checkQuery } from '../html/validate-or-redraw';
 
 // "Needs attention": the rules of src/queries/attention.ts, each shown with what it means, how many
 // match, the first rows (each linking to the rider) and a CSV of all of them.
@@ -34,7 +36,7 @@ export interface Rule {
   columns: ListColumn[];
 }
 
-const riderHref = (row: Row) => `/admin/riders/${row.rider_id}`;
+const riderHref = (row: Row) => links.rider(String(row.rider_id));
 const riderColumns: ListColumn[] = [
   { key: 'rider_id', label: 'Rider ID', numeric: true, href: riderHref },
   { key: 'rider_name', label: 'Rider', auto: true, href: riderHref },
@@ -96,7 +98,7 @@ const validate = queryValidator(params);
 
 /** The exchanges list behind a row of the losses rule: that 3PL's exchanges of the window. */
 function lossesHref(row: Row, asOf: string, s: AttentionSettings) {
-  return href('/admin/equipment/exchanges', { '3pl': String(row.company), exchange_date_from: addDays(asOf, -(s.lossDays - 1)), exchange_date_to: asOf });
+  return links.exchanges({ '3pl': String(row.company), exchange_date_from: addDays(asOf, -(s.lossDays - 1)), exchange_date_to: asOf });
 }
 
 export interface AttentionDeps {
@@ -134,7 +136,7 @@ export function attentionCounter(pool: Reader, settings: AttentionSettings, ttlM
     const counts = Promise.all(
       RULES.map(async (rule) => {
         const [{ total }] = await queryRows<{ total: string }>(pool, toNative(attention.ruleCount(rule.name, q)));
-        return { name: rule.name, counted: rule.counted, total: Number(total), href: `${href('/admin/attention', isToday ? {} : { as_of: asOf })}#${rule.name}` };
+        return { name: rule.name, counted: rule.counted, total: Number(total), href: `${links.attention(isToday ? {} : { as_of: asOf })}#${rule.name}` };
       }),
     );
     for (const [k, v] of kept) if (now - v.at >= ttlMs) kept.delete(k);
@@ -146,12 +148,8 @@ export function attentionCounter(pool: Reader, settings: AttentionSettings, ttlM
 
 export function attentionHandlers({ pool, streamPool, streamLimit, settings }: AttentionDeps) {
   async function valuesOf(req: Request): Promise<{ asOf?: string; errors?: FieldErrors }> {
-    try {
-      return { asOf: (await validate(req.query as Record<string, unknown>)).as_of };
-    } catch (error) {
-      if (!(error instanceof HttpError && error.status === 400 && error.options.errors)) throw error;
-      return { errors: error.options.errors };
-    }
+    const { values, errors } = await checkQuery(validate, req.query);
+    return { asOf: values?.as_of, errors };
   }
 
   async function page(req: Request, res: Response): Promise<void> {
@@ -176,11 +174,11 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
           rows: shownRows.map((row) =>
             rule.columns.filter((c) => c.only !== 'csv').map((c) => ({ label: c.label, text: cellText(c, row), href: c.href?.(row), badge: c.badge?.(row), numeric: c.numeric, nowrap: c.nowrap, auto: c.auto })),
           ),
-          csvHref: href(`/admin/attention/${rule.name}.csv`, given ? { as_of: given } : {}),
+          csvHref: links.attentionCsv(rule.name, given ? { as_of: given } : {}),
         };
       }),
     );
-    const form = formModel({ action: '/admin/attention', params, raw: stringQuery(req.query as Record<string, unknown>), errors });
+    const form = formModel({ action: links.attention(), params, raw: stringQuery(req.query as Record<string, unknown>), errors });
     await render(res, 'attention', { title: 'Needs attention', section: 'attention', form, asOf, isToday: asOf === today, sections, shown: SHOWN }, errors ? 400 : 200);
   }
 

@@ -5,10 +5,10 @@ import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { HttpError } from '../http/errors';
 import * as patrolChecks from '../queries/patrol-checks';
-import { pathId } from './path-id';
-import { render } from './render';
-import { scopeOf } from './scope';
-import { href } from './urls';
+import { pathId } from '../html/path-id';
+import { render } from '../html/render';
+import { scopeOf } from '../html/scope';
+import { links } from '../html/links';
 
 interface Answer {
   question: string;
@@ -45,9 +45,9 @@ export function checkHandler(pool: Reader) {
       if (answer.score !== null) byCategory.set(answer.category, (byCategory.get(answer.category) ?? 0) + Number(answer.score));
     }
     const results = [
-      { label: 'ID card', passed: check.id_valid as boolean, href: href('/admin/checks', { is_validation: check.id_valid ? '1' : '0' }) },
-      { label: 'License plate', passed: check.plate_valid as boolean, href: href('/admin/checks', { license_plate: check.plate_valid ? '1' : '0' }) },
-      { label: 'Sticker', passed: check.sticker_valid as boolean, href: href('/admin/checks', { sticker_validation: check.sticker_valid ? '1' : '0' }) },
+      { label: 'ID card', passed: check.id_valid as boolean, href: links.checks({ is_validation: check.id_valid ? '1' : '0' }) },
+      { label: 'License plate', passed: check.plate_valid as boolean, href: links.checks({ license_plate: check.plate_valid ? '1' : '0' }) },
+      { label: 'Sticker', passed: check.sticker_valid as boolean, href: links.checks({ sticker_validation: check.sticker_valid ? '1' : '0' }) },
     ];
     await render(res, 'check', {
       title: `Patrol check ${check.id}`,
@@ -59,8 +59,8 @@ export function checkHandler(pool: Reader) {
       totalScore: check.score === null ? null : Number(check.score),
       items,
       images: (check.fake_id_images as string[]) ?? [],
-      riderChecksHref: href('/admin/checks', { rider_id: check.rider_id }),
-      patrollerChecksHref: href('/admin/checks', { tpatroller_id: check.patroller_id }),
+      riderChecksHref: links.checks({ rider_id: check.rider_id }),
+      patrollerChecksHref: links.checks({ tpatroller_id: check.patroller_id }),
     });
   };
 }

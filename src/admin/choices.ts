@@ -11,7 +11,7 @@ import { sendProblem } from '../api/v2/problem';
 import * as choices from '../queries/choices';
 import * as riderEquipment from '../queries/rider-equipment';
 import type { Choice } from './list-params';
-import { scopeOf } from './scope';
+import { scopeOf } from '../html/scope';
 
 // What the filter forms offer by name (3PLs, items, patrollers) and the names their chips show for
 // the ids in a URL, read from the database per page: a supervisor limited to one 3PL gets only that

@@ -1,7 +1,7 @@
 import type { FieldErrors } from '../http/errors';
 import type { Params } from '../filters/define';
 import { choicesFor, type Choice } from './list-params';
-import type { Query } from './urls';
+import type { Query } from '../html/urls';
 
 // The filter form is drawn from the same definitions the validator and the SQL use: one field per
 // filter, in their order, labelled with their label, with the validator's messages beside them.

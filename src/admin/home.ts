@@ -5,7 +5,6 @@ import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { defineParams } from '../filters/define';
 import { queryValidator } from '../filters/validate';
-import { HttpError, type FieldErrors } from '../http/errors';
 import * as assignments from '../queries/assignments';
 import * as patrolChecks from '../queries/patrol-checks';
 import * as productExchanges from '../queries/product-exchanges';
@@ -13,9 +12,11 @@ import { addDays, barRows, dayChart, daysBetween } from './charts';
 import { formModel } from './form';
 import { attentionCounter } from './attention';
 import type { AttentionSettings } from '../config';
-import { render } from './render';
-import { scopeOf } from './scope';
-import { href, stringQuery } from './urls';
+import { render } from '../html/render';
+import { scopeOf } from '../html/scope';
+import { stringQuery } from '../html/urls';
+import { links } from '../html/links';
+import { checkQuery } from '../html/validate-or-redraw';
 
 const homeParams = defineParams({
   as_of: { type: 'date', label: 'Figures as of', description: 'The last day of the 7 and 30 day windows; today when not given.' },
@@ -28,14 +29,9 @@ type Rates = { company: string; checks_7: string; passed_7: string; checks_30: s
 export function homeHandler(pool: Reader, attention: AttentionSettings) {
   const attentionCounts = attentionCounter(pool, attention);
   return async (req: Request, res: Response): Promise<void> => {
-    let asOf: string | undefined;
-    let errors: FieldErrors | undefined;
-    try {
-      asOf = (await validate(req.query as Record<string, unknown>)).as_of;
-    } catch (error) {
-      if (!(error instanceof HttpError && error.status === 400 && error.options.errors)) throw error;
-      errors = error.options.errors; // the figures below are today's; the message says why
-    }
+    // With a bad as_of, the figures below are today's; the message beside the field says why.
+    const { values, errors } = await checkQuery(validate, req.query);
+    const asOf = values?.as_of;
     const signal = clientSignal(res);
     const run = <T>(builder: Parameters<typeof toNative>[0]) => queryRows<T>(pool, toNative(builder), signal);
     const scope = scopeOf(res);
@@ -54,7 +50,7 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
     ]);
 
     const sum = (key: keyof Rates) => rates.reduce((n, row) => n + Number(row[key]), 0);
-    const checksHref = (from: string, company?: string) => href('/admin/checks', { check_date_from: from, check_date_to: to, '3pl': company ?? '' });
+    const checksHref = (from: string, company?: string) => links.checks({ check_date_from: from, check_date_to: to, '3pl': company ?? '' });
     const figures = {
       to,
       from7,
@@ -95,7 +91,7 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
         label: row.product_name,
         value: Number(row.items),
         display: Number(row.items).toLocaleString('en-US'),
-        href: href('/admin/equipment/assignments', { product_id: row.product_id, active: '1' }),
+        href: links.assignments({ product_id: row.product_id, active: '1' }),
       })),
     );
     const exchangeBars = barRows(
@@ -104,13 +100,13 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
         value: Number(row.exchanges),
         display: Number(row.exchanges).toLocaleString('en-US'),
         extra: Number(row.recent).toLocaleString('en-US'), // exchanges in the last 30 days
-        href: href('/admin/equipment/exchanges', { replacement_type: row.replacement_type, exchange_date_to: to }),
+        href: links.exchanges({ replacement_type: row.replacement_type, exchange_date_to: to }),
       })),
     );
 
-    const form = formModel({ action: '/admin', params: homeParams, raw: stringQuery(req.query as Record<string, unknown>), errors });
+    const form = formModel({ action: links.home(), params: homeParams, raw: stringQuery(req.query as Record<string, unknown>), errors });
     // Data that stops before the window (an old export, the demo) would show only zeros: say so, and offer its last day.
-    const latestHint = latest && latest < from7 ? { day: latest, href: href('/admin', { as_of: latest }) } : undefined;
+    const latestHint = latest && latest < from7 ? { day: latest, href: links.home({ as_of: latest }) } : undefined;
     await render(
       res,
       'home',

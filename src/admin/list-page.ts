@@ -7,14 +7,16 @@ import { clientSignal } from '../http/client-signal';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import { MAX_TEXT_LENGTH, type Params } from '../filters/define';
 import { queryValidator } from '../filters/validate';
-import { HttpError, invalidQuery, type FieldErrors } from '../http/errors';
+import { invalidQuery, type FieldErrors } from '../http/errors';
 import { formModel } from './form';
 import { itemGroups, itemLabel, personLabel, type ChoiceSource, type ItemRow, type Named } from './choices';
 import { DEFAULT_PER_PAGE, LIST_PARAM_NAMES, PER_PAGE_CHOICES, choicesFor, listParams, type Choice } from './list-params';
-import { render } from './render';
-import { scopeOf } from './scope';
+import { render } from '../html/render';
+import { scopeOf } from '../html/scope';
 import { streamCsv, type Row } from './stream-csv';
-import { href, stringQuery, without, type Query } from './urls';
+import { href, stringQuery, without, type Query } from '../html/urls';
+import { links } from '../html/links';
+import { fieldErrorsOf } from '../html/validate-or-redraw';
 
 export type Values = Record<string, unknown>;
 type Dir = 'asc' | 'desc';
@@ -72,9 +74,6 @@ export const cellText = (column: ListColumn, row: Row): string => {
   return value === null || value === undefined ? '' : String(value);
 };
 
-const fieldErrors = (error: unknown): FieldErrors | undefined =>
-  error instanceof HttpError && error.status === 400 ? error.options.errors : undefined;
-
 /** Page links around the current one: first, last, and two either side. */
 function pageWindow(page: number, pages: number): Array<number | null> {
   const shown = new Set([1, pages, page - 2, page - 1, page, page + 1, page + 2].filter((n) => n >= 1 && n <= pages));
@@ -114,7 +113,7 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
   const params = { ...resource.filters, ...listParams(Object.keys(resource.sorts)) };
   const validate = queryValidator(params);
   const filterNames = Object.keys(resource.filters);
-  const path = `/admin${resource.path}`;
+  const path = links.list(resource.path);
 
   const sortOf = (values: Values) => ({
     sort: (values.sort as string | undefined) ?? resource.defaultSort.sort,
@@ -206,7 +205,7 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
       if (errors) throw invalidQuery(errors);
       return { ...(await validate(req.query as Values)), ...scopeOf(res) };
     } catch (error) {
-      const errors = fieldErrors(error);
+      const errors = fieldErrorsOf(error);
       if (!errors) throw error;
       const view = { resource, equipmentTabs, form: form(stringQuery(req.query as Values), await load(res), errors), chips: [], list: null };
       await render(res, 'list', { title: `${resource.title}: check the filters`, section: resource.section, ...view }, 400);
@@ -230,7 +229,7 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
         errors,
         choices: { ...resource.choices, ...Object.fromEntries((resource.companyFields ?? []).map((name) => [name, companyChoices(name)])) },
         suggestions: Object.fromEntries(people.map(([name, kind]) => [name, `${kind}-suggestions`])),
-        lookups: Object.fromEntries(people.filter(([, kind]) => kind === 'rider').map(([name]) => [name, '/admin/lookup/riders'])),
+        lookups: Object.fromEntries(people.filter(([, kind]) => kind === 'rider').map(([name]) => [name, links.riderLookup])),
         labels: Object.fromEntries(people.map(([name, kind]) => [name, kind === 'rider' ? 'Rider' : 'Patroller'])),
         placeholders: Object.fromEntries(people.map(([name]) => [name, 'Name or ID'])),
         pickers: pickers.map((picker) => ({ ...picker, groups })),
@@ -342,7 +341,7 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
         current: Number(n) === perPage,
       })),
       csvHref: href(`${path}.csv`, without(current, 'page', 'per_page')),
-      printHref: resource.printable ? href('/admin/reports', filtersOnly) : undefined,
+      printHref: resource.printable ? links.reports(filtersOnly) : undefined,
       resetHref: path,
       filtered: Object.keys(filtersOnly).some((name) => filtersOnly[name] !== ''),
       headers,

@@ -5,11 +5,12 @@ import * as productReturns from '../queries/product-returns';
 import * as riderEquipment from '../queries/rider-equipment';
 import type { ListColumn, ListResource } from './list-page';
 import type { Row } from './stream-csv';
+import { links } from '../html/links';
 
 // The five admin lists. Filters, joins and sortable columns come from src/queries (the same
 // definitions as /v2); what is here is only how each column is labelled and shown.
 
-const riderHref = (row: Row) => `/admin/riders/${row.rider_id}`;
+const riderHref = (row: Row) => links.rider(String(row.rider_id));
 const riderId: ListColumn = { key: 'rider_id', label: 'Rider ID', sort: 'rider_id', numeric: true, href: riderHref };
 const riderName: ListColumn = { key: 'rider_name', label: 'Rider', auto: true, href: riderHref };
 const company: ListColumn = { key: 'company', label: '3PL', sort: '3pl', auto: true };
@@ -43,7 +44,7 @@ export const checks: ListResource = {
   columns: (builder) => patrolChecks.adminColumns(builder),
   csvName: 'patrol-checks',
   table: [
-    { key: 'id', label: 'Check', sort: 'id', firstDir: 'desc', numeric: true, href: (row) => `/admin/checks/${row.id}` },
+    { key: 'id', label: 'Check', sort: 'id', firstDir: 'desc', numeric: true, href: (row) => links.check(String(row.id)) },
     { key: 'checked_at', label: 'Checked at', sort: 'checked_at', firstDir: 'desc', nowrap: true },
     riderId,
     riderName,

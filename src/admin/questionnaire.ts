@@ -5,12 +5,13 @@ import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import { queryValidator } from '../filters/validate';
-import { HttpError, type FieldErrors } from '../http/errors';
 import * as questions from '../queries/questions';
 import { formModel } from './form';
-import { render } from './render';
+import { render } from '../html/render';
 import { streamCsv, type Row } from './stream-csv';
-import { href, stringQuery } from './urls';
+import { stringQuery } from '../html/urls';
+import { links } from '../html/links';
+import { validateOrRedraw } from '../html/validate-or-redraw';
 
 const validate = queryValidator(questions.params);
 const labels = { country_id: 'Country' }; // picked from a list here, so the name, not the id
@@ -25,9 +26,6 @@ interface Answer {
   skip: string[];
 }
 
-const invalid = (error: unknown): FieldErrors | undefined =>
-  error instanceof HttpError && error.status === 400 ? error.options.errors : undefined;
-
 /** A country's questions with their answers, scores, jump and skip (the same filter as /v2/questioner). */
 export function questionnaireHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -36,15 +34,12 @@ export function questionnaireHandler(pool: Reader) {
     const choices = { country_id: countries.map((c) => ({ value: c.id, label: `${c.name} (${c.code}), ${c.questions} question${c.questions === '1' ? '' : 's'}` })) };
     const view = { title: 'Questionnaire', section: 'questionnaire', countries, country: null, questions: null };
 
-    let countryId: string | undefined;
-    try {
-      countryId = (await validate(req.query as Record<string, unknown>)).country_id;
-    } catch (error) {
-      const errors = invalid(error);
-      if (!errors) throw error;
-      return render(res, 'questionnaire', { ...view, form: formModel({ action: '/admin/questionnaire', params: questions.params, raw, errors, choices, labels, anyLabels }) }, 400);
-    }
-    const form = formModel({ action: '/admin/questionnaire', params: questions.params, raw, choices, labels, anyLabels });
+    const values = await validateOrRedraw(validate, req.query, (errors) =>
+      render(res, 'questionnaire', { ...view, form: formModel({ action: links.questionnaire(), params: questions.params, raw, errors, choices, labels, anyLabels }) }, 400),
+    );
+    if (!values) return;
+    const countryId = values.country_id;
+    const form = formModel({ action: links.questionnaire(), params: questions.params, raw, choices, labels, anyLabels });
     if (!countryId) return render(res, 'questionnaire', { ...view, form });
 
     const country = countries.find((c) => c.id === countryId);
@@ -62,7 +57,7 @@ export function questionnaireHandler(pool: Reader) {
       form,
       country: country ?? { id: countryId, code: '', name: `Country ${countryId}`, questions: '0' },
       questions: list,
-      csvHref: href('/admin/questionnaire.csv', { country_id: raw.country_id ?? '' }),
+      csvHref: links.questionnaireCsv({ country_id: raw.country_id ?? '' }),
     });
   };
 }

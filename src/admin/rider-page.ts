@@ -13,11 +13,13 @@ import * as productExchanges from '../queries/product-exchanges';
 import * as productReturns from '../queries/product-returns';
 import * as riderEquipment from '../queries/rider-equipment';
 import { formModel } from './form';
-import { pathId } from './path-id';
-import { render } from './render';
-import { scopeOf } from './scope';
+import { pathId } from '../html/path-id';
+import { render } from '../html/render';
+import { scopeOf } from '../html/scope';
 import type { Row } from './stream-csv';
-import { href, stringQuery } from './urls';
+import { stringQuery } from '../html/urls';
+import { links } from '../html/links';
+import { validateOrRedraw } from '../html/validate-or-redraw';
 
 // A rider's history is short in practice; the cap keeps one page bounded if it is not.
 const TIMELINE_LIMIT = 200;
@@ -77,7 +79,7 @@ export function riderHandler(pool: Reader) {
         kind: 'checked' as const,
         title: `Patrol check ${c.id}`,
         detail: `By ${c.patroller_name}; score ${c.score ?? '–'}; ${c.items} item(s) reported`,
-        href: `/admin/checks/${c.id}`,
+        href: links.check(String(c.id)),
         badges: [
           { text: 'ID', kind: c.id_valid ? ('pass' as const) : ('fail' as const) },
           { text: 'Plate', kind: c.plate_valid ? ('pass' as const) : ('fail' as const) },
@@ -97,11 +99,11 @@ export function riderHandler(pool: Reader) {
       events,
       capped,
       limit: TIMELINE_LIMIT,
-      links: {
-        assignments: href('/admin/equipment/assignments', { rider_id: id }),
-        returns: href('/admin/equipment/returns', { rider_id: id }),
-        exchanges: href('/admin/equipment/exchanges', { rider_id: id }),
-        checks: href('/admin/checks', { rider_id: id }),
+      inLists: {
+        assignments: links.assignments({ rider_id: id }),
+        returns: links.returns({ rider_id: id }),
+        exchanges: links.exchanges({ rider_id: id }),
+        checks: links.checks({ rider_id: id }),
       },
     });
   };
@@ -116,21 +118,18 @@ const validateSearch = queryValidator(searchParams);
 export function searchHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
     const raw = stringQuery(req.query as Record<string, unknown>);
-    let q: string | undefined;
-    try {
-      q = (await validateSearch(req.query as Record<string, unknown>)).q?.trim();
-    } catch (error) {
-      if (!(error instanceof HttpError && error.status === 400 && error.options.errors)) throw error;
-      const form = formModel({ action: '/admin/search', params: searchParams, raw, errors: error.options.errors });
-      return render(res, 'search', { title: 'Find a rider', section: '', form, q: raw.q ?? '', results: null }, 400);
-    }
-    const form = formModel({ action: '/admin/search', params: searchParams, raw });
+    const values = await validateOrRedraw(validateSearch, req.query, (errors) =>
+      render(res, 'search', { title: 'Find a rider', section: '', form: formModel({ action: links.search(), params: searchParams, raw, errors }), q: raw.q ?? '', results: null }, 400),
+    );
+    if (!values) return;
+    const q = values.q?.trim();
+    const form = formModel({ action: links.search(), params: searchParams, raw });
     if (!q) return render(res, 'search', { title: 'Find a rider', section: '', form, q: '', results: null });
 
     if (/^[0-9]+$/.test(q)) {
       const id = await pathId(q, 'rider').catch(() => undefined);
       const [rider] = id ? await queryRows<{ id: string }>(pool, toNative(riderEquipment.riderById(id, scopeOf(res))), clientSignal(res)) : [];
-      if (rider) return res.redirect(303, `/admin/riders/${rider.id}`);
+      if (rider) return res.redirect(303, links.rider(rider.id));
     }
     const base = riderEquipment.searchRiders(q, scopeOf(res));
     const [[counted], found] = await Promise.all([

@@ -5,12 +5,13 @@ import { checkHandler } from './check-page';
 import { attentionHandlers } from './attention';
 import { DEFAULT_ATTENTION, type AttentionSettings } from '../config';
 import { choiceSource, riderLookupHandler } from './choices';
-import { adminErrorHandler, notFound, type Logger } from './errors';
+import { adminErrorHandler, notFound, type Logger } from '../html/errors';
 import { homeHandler } from './home';
 import { listHandlers } from './list-page';
 import { allLists, equipmentTabs } from './lists';
 import { questionnaireCsv, questionnaireHandler } from './questionnaire';
 import { riderHandler, searchHandler } from './rider-page';
+import { links } from '../html/links';
 
 export interface AdminDeps {
   pool: Reader;
@@ -46,8 +47,8 @@ export function createAdminRouter({ pool, streamPool = pool, streamLimit = new S
   router.get('/lookup/riders', riderLookupHandler(choices));
   router.get('/questionnaire', questionnaireHandler(pool));
   router.get('/questionnaire.csv', questionnaireCsv(streamPool, streamLimit));
-  router.get('/equipment', (_req, res) => res.redirect(302, '/admin/equipment/assignments'));
-  router.get('/riders', (_req, res) => res.redirect(302, '/admin/search'));
+  router.get('/equipment', (_req, res) => res.redirect(302, links.assignments()));
+  router.get('/riders', (_req, res) => res.redirect(302, links.search()));
 
   router.use(notFound);
   router.use(adminErrorHandler(log));

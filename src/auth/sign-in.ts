@@ -1,16 +1,15 @@
 import crypto from 'node:crypto';
-import path from 'node:path';
 import connectPgSimple from 'connect-pg-simple';
 import { csrfSync } from 'csrf-sync';
-import ejs from 'ejs';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import session from 'express-session';
 import type { Config } from '../config';
 import type { Pool } from '../db/pool';
 import { rateLimitStores } from './rate-limit-store';
-import { projectRoot } from '../paths';
 import { authenticate, stillActive, type Supervisor } from './supervisors';
+import { ADMIN, links } from '../html/links';
+import { renderView } from '../html/render';
 
 declare module 'express-session' {
   interface SessionData {
@@ -28,11 +27,10 @@ export interface SignIn {
   requireSupervisor: RequestHandler;
 }
 
-const view = path.join(projectRoot, 'views/auth/sign-in.ejs');
 
 /** Only a path of this site, so a crafted sign-in link cannot send the supervisor elsewhere. */
 function safeNext(value: unknown): string {
-  return typeof value === 'string' && /^\/admin(\/[^\\]*|\?[^\\]*)?$/.test(value) && !value.startsWith('//') ? value : '/admin';
+  return typeof value === 'string' && /^\/admin(\/[^\\]*|\?[^\\]*)?$/.test(value) && !value.startsWith('//') ? value : links.home();
 }
 
 export function createSignIn({ pool, config, log }: { pool: Pool; config: Config; log: (m: string) => void }): SignIn {
@@ -45,7 +43,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
     resave: false,
     saveUninitialized: false,
     rolling: true, // the idle timeout restarts at every request
-    cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto', maxAge: idleMinutes * 60000, path: '/admin' },
+    cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto', maxAge: idleMinutes * 60000, path: ADMIN },
   });
 
   const { csrfSynchronisedProtection, generateToken } = csrfSync({
@@ -69,7 +67,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   });
 
   async function showForm(req: Request, res: Response, status: number, message?: string) {
-    const html = await ejs.renderFile(view, {
+    const html = await renderView('auth/sign-in', {
       csrfToken: generateToken(req, true),
       next: safeNext(req.body?.next ?? req.query.next),
       username: typeof req.body?.username === 'string' ? req.body.username : '',
@@ -97,8 +95,8 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   });
   router.post('/sign-out', form, csrfSynchronisedProtection, async (req, res) => {
     await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve())));
-    res.clearCookie('rider_equipment.sid', { path: '/admin' });
-    res.redirect(303, '/admin/sign-in');
+    res.clearCookie('rider_equipment.sid', { path: ADMIN });
+    res.redirect(303, links.signIn());
   });
 
   // A missing or stale CSRF token: show the form again rather than a bare error.
@@ -113,7 +111,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
     const expired = current && Date.now() - (req.session.signedInAt ?? 0) > maxHours * 3600000;
     if (!current || expired || !(await stillActive(pool, current.id))) {
       if (current) await new Promise<void>((resolve) => req.session.destroy(() => resolve()));
-      const target = `/admin/sign-in?next=${encodeURIComponent(req.originalUrl)}${current ? '&ended=1' : ''}`;
+      const target = `${links.signIn()}?next=${encodeURIComponent(req.originalUrl)}${current ? '&ended=1' : ''}`;
       res.set('Cache-Control', 'no-store').redirect(303, target);
       return;
     }

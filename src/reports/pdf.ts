@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { HttpError } from '../http/errors';
 import { projectRoot } from '../paths';
+import { links } from '../html/links';
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const MAX_PAGES = 3; // Chromium pages printing at once; more requests wait their turn
@@ -14,7 +15,7 @@ const IDLE_CLOSE_MS = 60000; // an idle browser is closed, so it costs nothing b
 
 // Chromium never reaches the network: this made-up origin is answered from memory and disk only.
 const ORIGIN = 'http://report.localhost';
-const ASSETS = '/admin/reports/assets/';
+const ASSETS = `${links.reportAssets}/`;
 const assetsDir = path.join(projectRoot, 'public', 'reports');
 
 export type Paper = 'A4' | 'Letter';

@@ -1,11 +1,5 @@
-import path from 'node:path';
-import ejs from 'ejs';
-import { projectRoot } from '../paths';
+import { renderView } from '../html/render';
 import type { RiderReport } from './data';
-
-const viewsDir = path.join(projectRoot, 'views', 'reports');
-// As in the admin pages: compiled templates are kept in production, re-read elsewhere.
-const cache = process.env.NODE_ENV === 'production';
 
 export interface ReportDocument {
   title: string;
@@ -25,5 +19,5 @@ const helpers = {
 
 /** The whole report document as HTML: the page the browser prints and the page Chromium turns into PDF. */
 export function renderReport(doc: ReportDocument): Promise<string> {
-  return ejs.renderFile(path.join(viewsDir, 'document.ejs'), { ...helpers, asOf: undefined, ...doc }, { cache });
+  return renderView('reports/document', { ...helpers, asOf: undefined, ...doc });
 }

@@ -7,14 +7,15 @@ import { queryValidator } from '../filters/validate';
 import { HttpError } from '../http/errors';
 import { projectRoot } from '../paths';
 import * as riderEquipment from '../queries/rider-equipment';
-import { adminErrorHandler, type Logger } from '../admin/errors';
-import { pathId } from '../admin/path-id';
-import { scopeOf } from '../admin/scope';
-import { href, stringQuery } from '../admin/urls';
+import { adminErrorHandler, type Logger } from '../html/errors';
+import { pathId } from '../html/path-id';
+import { scopeOf } from '../html/scope';
+import { href, stringQuery } from '../html/urls';
 import { countRiders, findRiders, loadReports } from './data';
 import { DEFAULT_ATTENTION, type AttentionSettings } from '../config';
 import { canPrint, printerFor, type Paper } from './pdf';
 import { renderReport, type ReportDocument } from './render';
+import { links } from '../html/links';
 
 /** Riders in one batch document: about 200 pages, which Chromium prints in seconds and a printer in minutes. */
 export const BATCH_CAP = 200;
@@ -68,13 +69,13 @@ export function createReportsRouter({ pool, streamPool = pool, log = console.err
     if (!riders.length) throw new HttpError(404, `There is no rider with ID ${id}.`);
     const reports = await loadReports(pool, riders, scope, attention, values.as_of, clientSignal(res));
     const query: Record<string, string> = values.as_of ? { as_of: values.as_of } : {};
-    const pagePath = `/admin/riders/${id}/report`;
+    const pagePath = links.riderReport(id);
     await send(res, {
       title: `Rider ${id}: equipment report${values.as_of ? ` as of ${values.as_of}` : ''}`,
       reports,
       asOf: values.as_of,
       printedBy: printedBy(res),
-      toolbar: { back: { href: `/admin/riders/${id}`, label: 'Back to the rider' }, pdf: pdfLinks(`${pagePath}.pdf`, query) },
+      toolbar: { back: { href: links.rider(id), label: 'Back to the rider' }, pdf: pdfLinks(links.riderReportPdf(id), query) },
     }, pagePath, values.paper, `rider-${id}-report${values.as_of ? `-${values.as_of}` : ''}.pdf`);
   }
 
@@ -95,8 +96,8 @@ export function createReportsRouter({ pool, streamPool = pool, log = console.err
       title: `Equipment reports: ${riders.length === 1 ? '1 rider' : `${riders.length} riders`}`,
       reports,
       printedBy: printedBy(res),
-      toolbar: { back: { href: href('/admin/equipment/riders', query), label: 'Back to the riders list' }, pdf: pdfLinks('/admin/reports.pdf', query) },
-    }, '/admin/reports', values.paper, 'rider-reports.pdf');
+      toolbar: { back: { href: links.ridersWithEquipment(query), label: 'Back to the riders list' }, pdf: pdfLinks(links.reportsPdf(), query) },
+    }, links.reports(), values.paper, 'rider-reports.pdf');
   }
 
   router.get('/riders/:id/report', (req, res) => riderReport(req, res, false));

@@ -2,28 +2,36 @@ import path from 'node:path';
 import ejs from 'ejs';
 import type { Response } from 'express';
 import { projectRoot } from '../paths';
+import { links } from './links';
 
-const viewsDir = path.join(projectRoot, 'views', 'admin');
 // Compiled templates are kept in production; elsewhere an edited view shows on the next request.
 const cache = process.env.NODE_ENV === 'production';
 
-/** Helpers the templates use; every value from the database reaches the page through <%= %> only. */
+/**
+ * Renders views/<view>.ejs (`admin/list`, `reports/document`) with the site's addresses as `links`.
+ * Every value from the database reaches the page through <%= %> only.
+ */
+export function renderView(view: string, data: Record<string, unknown>): Promise<string> {
+  return ejs.renderFile(path.join(projectRoot, 'views', `${view}.ejs`), { links, ...data }, { cache });
+}
+
+/** Helpers the admin templates use. */
 const helpers = {
   count: (n: number | string) => Number(n).toLocaleString('en-US'),
   percent: (part: number, whole: number) => (whole > 0 ? `${Math.round((100 * part) / whole)}%` : '–'),
   /** Only http(s) addresses become links: a stored `javascript:` address stays inert text. */
   safeUrl: (url: unknown) => (typeof url === 'string' && /^https?:\/\//i.test(url) ? url : undefined),
   nav: [
-    { section: 'home', href: '/admin', label: 'Home' },
-    { section: 'attention', href: '/admin/attention', label: 'Needs attention' },
-    { section: 'checks', href: '/admin/checks', label: 'Patrol checks' },
-    { section: 'equipment', href: '/admin/equipment/assignments', label: 'Equipment' },
-    { section: 'questionnaire', href: '/admin/questionnaire', label: 'Questionnaire' },
+    { section: 'home', href: links.home(), label: 'Home' },
+    { section: 'attention', href: links.attention(), label: 'Needs attention' },
+    { section: 'checks', href: links.checks(), label: 'Patrol checks' },
+    { section: 'equipment', href: links.assignments(), label: 'Equipment' },
+    { section: 'questionnaire', href: links.questionnaire(), label: 'Questionnaire' },
   ],
 };
 
 export function renderToString(view: string, data: Record<string, unknown>): Promise<string> {
-  return ejs.renderFile(path.join(viewsDir, `${view}.ejs`), { ...helpers, section: '', query: '', supervisor: null, csrfToken: '', ...data }, { cache });
+  return renderView(`admin/${view}`, { ...helpers, section: '', query: '', supervisor: null, csrfToken: '', ...data });
 }
 
 /** What the layout shows of the sign-in, when one is in front: who is signed in, and a sign-out form. */

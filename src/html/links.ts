@@ -1,0 +1,35 @@
+// Every address of the admin pages and the reports that the code links to, written once. Routes are
+// mounted at ADMIN (src/app.ts); a page that moves changes here, and every link and redirect follows.
+import { href, type Query } from './urls';
+
+export const ADMIN = '/admin';
+
+/** A list page of src/admin/lists.ts by its path under /admin (`/checks`, `/equipment/returns`, …). */
+const list = (path: string) => (query: Query = {}) => href(`${ADMIN}${path}`, query);
+
+export const links = {
+  home: (query: Query = {}) => href(ADMIN, query),
+  attention: (query: Query = {}) => href(`${ADMIN}/attention`, query),
+  attentionCsv: (rule: string, query: Query = {}) => href(`${ADMIN}/attention/${rule}.csv`, query),
+  checks: list('/checks'),
+  check: (id: string | number) => `${ADMIN}/checks/${id}`,
+  assignments: list('/equipment/assignments'),
+  ridersWithEquipment: list('/equipment/riders'),
+  returns: list('/equipment/returns'),
+  exchanges: list('/equipment/exchanges'),
+  /** A list page by its path (the lists' own definitions carry it). */
+  list: (path: string, query: Query = {}) => list(path)(query),
+  rider: (id: string | number) => `${ADMIN}/riders/${id}`,
+  riderReport: (id: string | number, query: Query = {}) => href(`${ADMIN}/riders/${id}/report`, query),
+  riderReportPdf: (id: string | number, query: Query = {}) => href(`${ADMIN}/riders/${id}/report.pdf`, query),
+  reports: (query: Query = {}) => href(`${ADMIN}/reports`, query),
+  reportsPdf: (query: Query = {}) => href(`${ADMIN}/reports.pdf`, query),
+  questionnaire: (query: Query = {}) => href(`${ADMIN}/questionnaire`, query),
+  questionnaireCsv: (query: Query = {}) => href(`${ADMIN}/questionnaire.csv`, query),
+  search: (query: Query = {}) => href(`${ADMIN}/search`, query),
+  riderLookup: `${ADMIN}/lookup/riders`,
+  signIn: (query: Query = {}) => href(`${ADMIN}/sign-in`, query),
+  signOut: `${ADMIN}/sign-out`,
+  assets: `${ADMIN}/assets`,
+  reportAssets: `${ADMIN}/reports/assets`,
+} as const;

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+// The guides name files; a rename that forgets them leaves a newcomer lost. Every file or folder
+// docs/ARCHITECTURE.md names exists, and every relative link of the README and docs/ leads somewhere.
+
+const root = path.join(__dirname, '..');
+const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+
+/** Paths named in `code` spans that start at one of the project's folders or are top-level files. */
+function namedPaths(markdown: string): string[] {
+  const spans = [...markdown.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]);
+  const paths = spans.filter((span) => /^(src|test|db|views|public|bench|docs|scripts|\.ci)\/[\w./*-]*$/.test(span) || /^[\w.-]+\.(json|js|mjs|md)$/.test(span));
+  return [...new Set(paths)];
+}
+
+function exists(relative: string): boolean {
+  // `src/queries/*.ts` names a set: at least one file must match.
+  if (relative.includes('*')) {
+    const dir = path.join(root, path.dirname(relative));
+    const pattern = new RegExp(`^${path.basename(relative).replace(/\./g, '\\.').replace(/\*/g, '.*')}$`);
+    return fs.existsSync(dir) && fs.readdirSync(dir).some((name) => pattern.test(name));
+  }
+  return fs.existsSync(path.join(root, relative));
+}
+
+describe('docs/ARCHITECTURE.md', () => {
+  const text = read('docs/ARCHITECTURE.md');
+  const named = namedPaths(text);
+
+  it('names the files of every layer', () => {
+    expect(named.length).toBeGreaterThan(30);
+    for (const layer of ['src/api/v2/operations.ts', 'src/wire/shapes.ts', 'src/filters/define.ts', 'src/queries/', 'src/html/', 'src/db/']) {
+      expect(named.some((p) => p.startsWith(layer))).toBe(true);
+    }
+  });
+
+  it('names only files and folders that exist', () => {
+    expect(named.filter((p) => !exists(p))).toEqual([]);
+  });
+
+  it('would notice a name that does not exist', () => {
+    expect(exists('src/api/v2/no-such-file.ts')).toBe(false);
+    expect(exists('src/queries/*.ts')).toBe(true);
+    expect(exists('src/queries/*.nothing')).toBe(false);
+  });
+});
+
+describe('relative links in the README and docs/', () => {
+  const files = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+  it.each(files)('%s', (file) => {
+    const links = [...read(file).matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((href) => !/^(https?:|mailto:|#)/.test(href));
+    const broken = links.filter((href) => !fs.existsSync(path.join(root, path.dirname(file), decodeURI(href.split('#')[0]))));
+    expect(broken).toEqual([]);
+  });
+});
