@@ -5,12 +5,12 @@ import { freePort } from '../src/db/embedded';
 import { createPool } from '../src/db/pool';
 import { requestId } from '../src/http/request-id';
 import { testApp, type TestApp } from './support/app';
+import { fieldError } from './support/html';
 
 let t: TestApp;
 beforeAll(() => (t = testApp('fixture')));
 afterAll(() => t.close());
 
-const fieldError = (html: string, name: string) => new RegExp(`<p class="field-error" id="f-${name}-error">([^<]*)</p>`).exec(html)?.[1];
 const BIGINT_RULE = 'must be a whole number from 1 to 9223372036854775807';
 
 describe('an invalid filter value', () => {

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { testApp, type TestApp } from './support/app';
+import { optionsOf, tableRows, textOf } from './support/html';
 
 // The admin pages over the hand-written fixture (test/fixtures/fixture.sql): exact rows, edges of
 // date ranges, 3PL names with &, %, quotes and Arabic, ids past 2^53.
@@ -7,17 +8,9 @@ let t: TestApp;
 beforeAll(() => (t = testApp('fixture')));
 afterAll(() => t.close());
 
-const decode = (s: string) =>
-  s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#39;/g, "'").replace(/&#34;/g, '"').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
-// Inline tags vanish, block ones (cells, paragraphs) become spaces.
-const text = (html: string) =>
-  decode(html.replace(/<\/?(?:span|a|strong|em|small)\b[^>]*>/g, '').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim());
-
+const text = (html: string) => textOf(html);
 /** The cells' text of the first table body on the page, row by row. */
-function rows(html: string): string[][] {
-  const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1] ?? '';
-  return [...body.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map(([, tr]) => [...tr.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map(([, td]) => text(td)));
-}
+const rows = (html: string) => tableRows(html);
 const column = (html: string, index: number) => rows(html).map((row) => row[index]);
 const page = async (path: string, status = 200) => {
   const res = await request(t.app).get(path);
@@ -83,6 +76,7 @@ describe('patrol checks list', () => {
 
   it('offers the 3PLs as a select, and patrollers and riders by name', async () => {
     const html = await page('/admin/checks');
+    // Raw HTML on purpose: the options must arrive escaped.
     const select = /<select id="f-3pl" name="3pl">([^]*?)<\/select>/.exec(html)![1];
     expect([...select.matchAll(/<option value="([^"]*)">([^<]*)<\/option>/g)].map(([, value, label]) => [value, label])).toEqual([
       ['', 'Any'],
@@ -95,8 +89,7 @@ describe('patrol checks list', () => {
     ]);
     // Patrollers are few: all listed by name, the ID as the value the URL keeps.
     expect(html).toContain('<label for="f-tpatroller_id">Patroller</label>');
-    const patrollers = /<datalist id="patroller-suggestions">([^]*?)<\/datalist>/.exec(html)![1];
-    expect([...patrollers.matchAll(/<option value="(\d+)">([^<]*)<\/option>/g)].map(([, id, name]) => [id, name])).toEqual([
+    expect(optionsOf(html, 'datalist#patroller-suggestions')).toEqual([
       ['9007199254740995', 'Patroller Big'],
       ['1', 'Patroller One'],
       ['2', 'Patroller Two'],

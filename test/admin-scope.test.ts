@@ -3,6 +3,7 @@ import request from 'supertest';
 import { createAdminRouter } from '../src/admin/router';
 import { requestId } from '../src/http/request-id';
 import { testApp, type TestApp } from './support/app';
+import { optionsOf } from './support/html';
 
 // A supervisor limited to one 3PL sees only its riders, on every page and in every download. The
 // access layer leaves the supervisor in res.locals; here a stand-in does, in front of the router.
@@ -49,11 +50,9 @@ describe('a supervisor limited to one 3PL', () => {
     expect(home).toMatch(/<span class="figure">3<\/span> <span class="what">items held now/);
     expect(home).toMatch(/<span class="figure">2<\/span> <span class="what">riders holding equipment<\/span><\/a><p class="sub">of 3 riders/);
     const form = (await request(app).get('/admin/checks').expect(200)).text;
-    const select = /<select id="f-3pl" name="3pl">([^]*?)<\/select>/.exec(form)![1];
-    expect([...select.matchAll(/<option value="([^"]*)">/g)].map(([, name]) => name)).toEqual(['', 'Swift &amp; Co']);
+    expect(optionsOf(form, 'select#f-3pl').map(([value]) => value)).toEqual(['', 'Swift & Co']);
     // Patrollers who checked this 3PL's riders; riders looked up within it.
-    const patrollers = /<datalist id="patroller-suggestions">([^]*?)<\/datalist>/.exec(form)![1];
-    expect([...patrollers.matchAll(/<option value="(\d+)">([^<]*)<\/option>/g)].map(([, id]) => id)).toEqual(SCOPED_PATROLLERS);
+    expect(optionsOf(form, 'datalist#patroller-suggestions').map(([id]) => id)).toEqual(SCOPED_PATROLLERS);
     const everyone = (await request(t.app).get('/admin/lookup/riders?q=ar').expect(200)).body as Array<{ value: string }>;
     const own = (await request(app).get('/admin/lookup/riders?q=ar').expect(200)).body as Array<{ value: string; label: string }>;
     expect(own.length).toBeGreaterThan(0);

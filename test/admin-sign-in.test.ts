@@ -2,6 +2,7 @@ import request from 'supertest';
 import { createSupervisor, disableSupervisor } from '../src/auth/supervisors';
 import { createToken } from '../src/auth/tokens';
 import { testAppWithAuth, type TestApp } from './support/app';
+import { csrfToken } from './support/html';
 
 let t: TestApp;
 const username = `sup-${process.env.TEST_RUN_ID}`;
@@ -12,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)![1];
+const csrfOf = csrfToken;
 const cookieOf = (res: request.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('rider_equipment.sid='));
 
 /** Signs in with an agent that keeps cookies; returns the agent and the sign-in answer. */

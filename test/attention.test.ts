@@ -8,6 +8,7 @@ import { createAdminRouter } from '../src/admin/router';
 import { attentionCounter } from '../src/admin/attention';
 import { DEFAULT_ATTENTION } from '../src/config';
 import { testApp, type TestApp } from './support/app';
+import { one, tableRows, textOf } from './support/html';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -43,9 +44,8 @@ afterAll(() => t.close());
 const AS_OF = '2025-01-31';
 /** One rule's section of the page: its count and its table's rows, as cell texts. */
 function section(html: string, name: string) {
-  const body = new RegExp(`<section class="panel attention" id="${name}"[^]*?</section>`).exec(html)![0];
-  const rows = [...body.matchAll(/<tr>\s*(<td[^]*?)<\/tr>/g)].map(([, row]) => [...row.matchAll(/<td[^>]*>([^]*?)<\/td>/g)].map(([, cell]) => cell.replace(/<[^>]+>/g, '').replace(/&amp;/g, '&')));
-  return { body, rows };
+  const found = one(html, `section.panel.attention#${name}`);
+  return { body: found.outerHTML, rows: tableRows(found) };
 }
 const page = async (app: express.Express, query = `?as_of=${AS_OF}`) => (await request(app).get(`/admin/attention${query}`).expect(200)).text;
 
@@ -165,7 +165,7 @@ describe('the lists as CSV, and the 3PL scope', () => {
 
 describe('a rider’s report', () => {
   const openPoints = (html: string) =>
-    [.../<section class="open-points"[^>]*>([^]*?)<\/section>/.exec(html)![1].matchAll(/<li>([^]*?)<\/li>/g)].map(([, text]) => text.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim());
+    one(html, 'section.open-points').querySelectorAll('li').map((li) => textOf(li));
 
   it('lists the rider’s open points as of the report’s day', async () => {
     expect(openPoints((await request(t.app).get(`/admin/riders/105/report?as_of=${AS_OF}`).expect(200)).text)).toEqual([

@@ -49,13 +49,17 @@ describe('losing the database', () => {
 
       // It stops and starts again under load: every answer is a 200 or a 503, and the process carries on.
       const statuses = new Set<number>();
+      let answered = 0;
       let loading = true;
       const load = Promise.all(
         Array.from({ length: 4 }, async () => {
-          while (loading) statuses.add((await request(app).get('/v2/questioner')).status);
+          while (loading) {
+            statuses.add((await request(app).get('/v2/questioner')).status);
+            answered++;
+          }
         }),
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await eventually(() => answered >= 8, { what: 'the load running' });
       await server.stop();
       res = await request(app).get('/v2/questioner');
       expectProblem(res, 503);

@@ -132,12 +132,13 @@ describe('reads on a hot standby', () => {
         while (loading) statuses.push((await request(app).get('/v2/patrollerchecks?rider_id=101')).status);
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(() => statuses.length >= 8, { what: 'the load running' });
     const port = standby.port;
     await standby.stop();
     const stoppedAt = statuses.length;
     await eventually(() => !inRotation('replica 1'), { what: 'the stopped standby out of the rotation' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const outAt = statuses.length;
+    await eventually(() => statuses.length - outAt >= 8, { what: 'requests answered after it left the rotation' });
     loading = false;
     await load;
 

@@ -4,6 +4,7 @@ import { createSupervisor } from '../src/auth/supervisors';
 import { requestId } from '../src/http/request-id';
 import { createReportsRouter } from '../src/reports/router';
 import { testApp, testAppWithAuth, type TestApp } from './support/app';
+import { csrfToken, one, parseHtml, tableRows, textOf, type Page } from './support/html';
 
 // Printable rider reports on the hand-written fixture: every expected value is written out below.
 let t: TestApp;
@@ -12,28 +13,19 @@ beforeAll(() => {
 });
 afterAll(() => t.close());
 
-const decode = (s: string) => s.replace(/&#34;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-const text = (s: string) => decode(s.replace(/<[^>]+>/g, '')).replace(/\s+/g, ' ').trim();
-
 /** One rider's <article> of a report document. */
-function article(html: string, riderId: string): string {
-  const match = new RegExp(`<article class="report" data-rider="${riderId}">([\\s\\S]*?)</article>`).exec(html);
-  if (!match) throw new Error(`no report for rider ${riderId}`);
-  return match[1];
-}
+const article = (html: string, riderId: string): Page => one(html, `article.report[data-rider="${riderId}"]`);
 
 /** A section's table as rows of cell texts, or "None." when it says there is nothing. */
-function rows(articleHtml: string, section: string): string[][] | string {
-  const body = new RegExp(`<section class="${section}">([\\s\\S]*?)</section>`).exec(articleHtml)![1];
-  if (/<p class="empty">/.test(body)) return text(/<p class="empty">([\s\S]*?)<\/p>/.exec(body)![1]);
-  const tbody = /<tbody>([\s\S]*?)<\/tbody>/.exec(body)![1];
-  return [...tbody.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(([, tr]) => [...tr.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map(([, td]) => text(td)));
+function rows(report: Page, section: string): string[][] | string {
+  const body = one(report, `section.${section}`);
+  const empty = body.querySelector('p.empty');
+  return empty ? textOf(empty) : tableRows(body);
 }
 
-const facts = (articleHtml: string) =>
-  Object.fromEntries([...articleHtml.matchAll(/<dt>([^<]*)<\/dt><dd[^>]*>([\s\S]*?)<\/dd>/g)].map(([, dt, dd]) => [dt, text(dd)]));
-const totals = (articleHtml: string) => text(/<p class="totals">([\s\S]*?)<\/p>/.exec(articleHtml)![1]);
-const riderIds = (html: string) => [...html.matchAll(/<article class="report" data-rider="(\d+)">/g)].map(([, id]) => id);
+const facts = (report: Page) => Object.fromEntries(report.querySelectorAll('dt').map((dt) => [textOf(dt), textOf(dt.nextElementSibling!)]));
+const totals = (report: Page) => textOf(one(report, 'p.totals'));
+const riderIds = (html: string) => parseHtml(html).querySelectorAll('article.report').map((a) => a.getAttribute('data-rider'));
 
 describe('the report of one rider', () => {
   it('prints the header, equipment held now, the history, the checks, the totals and signature lines', async () => {
@@ -48,8 +40,8 @@ describe('the report of one rider', () => {
       Printed: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} by \(sign-in is off\)$/),
       'Stands at': 'the time of printing',
     });
-    expect(a).toContain('<dd dir="auto">Swift &amp; Co</dd>');
-    expect(a).toContain('<h2>Equipment held now</h2>');
+    expect(a.innerHTML).toContain('<dd dir="auto">Swift &amp; Co</dd>');
+    expect(a.innerHTML).toContain('<h2>Equipment held now</h2>');
     expect(rows(a, 'held')).toEqual([
       ['Delivery Bag', 'Large Box', '2024-05-01 23:59:59', 'Hub Manager', 'Physical', 'Assigned', 'Yes, since 2025-05-01'],
       ['Helmet', 'L', '2024-06-10 09:30:00', 'Store Keeper', 'Physical', 'From an exchange', 'Yes, since 2024-12-07'],
@@ -63,7 +55,7 @@ describe('the report of one rider', () => {
     expect(rows(a, 'exchanges')).toEqual([['2024-06-10 09:30:00', 'Helmet / M → Helmet / L', 'Exchange', 'Size change', 'Store Keeper']]);
     expect(rows(a, 'checks')).toEqual([['9001', '2024-05-01 00:00:00', 'Patroller One', 'Pass', 'Pass', 'Pass', '0']]);
     expect(totals(a)).toBe('Totals: 2 items held · 3 assignments · 0 returns · 1 exchange · 1 patrol check (1 passed all three validations)');
-    expect(a).toMatch(/<section class="signatures">[\s\S]*Rider: <span dir="auto">Ahmed Khan<\/span> \(101\)[\s\S]*Supervisor: name and signature/);
+    expect(a.innerHTML).toMatch(/<section class="signatures">[\s\S]*Rider: <span dir="auto">Ahmed Khan<\/span> \(101\)[\s\S]*Supervisor: name and signature/);
   });
 
   it('prints returns with their condition, and failed validations and a negative score', async () => {
@@ -75,9 +67,9 @@ describe('the report of one rider', () => {
 
   it('as_of the day before a return shows the item held, and nothing that came after', async () => {
     const a = article((await request(t.app).get('/admin/riders/102/report?as_of=2024-05-01').expect(200)).text, '102');
-    expect(a).toContain('<h1>Equipment report as of 2024-05-01</h1>');
+    expect(a.innerHTML).toContain('<h1>Equipment report as of 2024-05-01</h1>');
     expect(facts(a)['Stands at']).toBe('the end of 2024-05-01');
-    expect(a).toContain('<h2>Equipment held at the end of 2024-05-01</h2>');
+    expect(a.innerHTML).toContain('<h2>Equipment held at the end of 2024-05-01</h2>');
     expect(rows(a, 'held')).toEqual([['Helmet', 'M', '2024-04-30 23:59:59', 'Store Keeper', 'Manual', 'Assigned', 'From 2024-10-27']]);
     expect(rows(a, 'assignments')).toEqual([['2024-04-30 23:59:59', 'Helmet', 'M', 'Manual', 'Store Keeper', 'Still held']]);
     expect(rows(a, 'returns')).toBe('None.');
@@ -177,7 +169,7 @@ describe('reports under sign-in', () => {
   async function signIn() {
     const agent = request.agent(s.app);
     const form = await agent.get('/admin/sign-in').expect(200);
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.text)![1];
+    const csrf = csrfToken(form.text);
     await agent.post('/admin/sign-in').type('form').send({ _csrf: csrf, username, password, next: '/admin' }).expect(303);
     return agent;
   }

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { alive, startEmbedded } from '../src/db/embedded';
 import { buildOnce, exited, startServer } from './support/server-process';
+import { eventually } from './support/wait';
 
 // The built server as a real process: SIGTERM lets requests in flight finish, then it exits.
 jest.setTimeout(90000);
@@ -29,9 +30,16 @@ describe('SIGTERM', () => {
     const { res, chunks } = await heldDownload(`${base}/v2/patrollerchecks`);
     const exit = exited(child);
     child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
     // New connections are refused while the old answer is still going.
-    await expect(new Promise((resolve, reject) => http.get(`${base}/health/live`, resolve).on('error', reject))).rejects.toThrow(/ECONNREFUSED/);
+    const refused = () =>
+      new Promise<boolean>((resolve) => {
+        const req = http.get(`${base}/health/live`, (res) => {
+          res.resume();
+          resolve(false);
+        });
+        req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+      });
+    await eventually(refused, { ms: 5000, what: 'new connections refused after SIGTERM' });
     res.on('data', (chunk: Buffer) => chunks.push(chunk));
     await new Promise((resolve) => res.on('end', resolve).resume());
     const checks = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -107,7 +115,7 @@ describe('Ctrl-C under the embedded default', () => {
       const started = Date.now();
       const exit = exited(child);
       process.kill(-child.pid!, 'SIGINT');
-      while (alive(postmasterPid) && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => !alive(postmasterPid), { ms: 5000, what: 'PostgreSQL stopped by the Ctrl-C' });
       res.resume();
       expect(await exit).toBe(0);
       expect(Date.now() - started).toBeLessThan(8000);
@@ -126,9 +134,7 @@ describe('the embedded server', () => {
       const server = await startEmbedded(path.join(dir, 'pg'));
       const pid = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
       process.kill(pid, 'SIGINT');
-      const gone = Date.now() + 10000;
-      while (Date.now() < gone && fs.existsSync(path.join(dir, 'pg', 'postmaster.pid'))) await new Promise((resolve) => setTimeout(resolve, 50));
-      await new Promise((resolve) => setTimeout(resolve, 200)); // its exit has been seen
+      await eventually(() => !alive(pid) && !fs.existsSync(path.join(dir, 'pg', 'postmaster.pid')), { ms: 10000, what: 'the server gone' });
       let timer: NodeJS.Timeout | undefined;
       const stopped = await Promise.race([
         server.stop().then(() => 'stopped'),

@@ -6,6 +6,7 @@ import { TokenCache } from '../../src/auth/tokens';
 import { loadConfig, type Config } from '../../src/config';
 import { createPool, type Pool } from '../../src/db/pool';
 import { databaseUrl, testDatabases } from './databases';
+import { eventually } from './wait';
 
 export interface TestApp {
   app: Express;
@@ -71,13 +72,10 @@ export async function testAppWithAuth(database: Database = 'fixture', env: Recor
 
 /** Waits until every pooled connection is idle again (or fails after `ms`). */
 export async function poolSettles(pool: Pool, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (pool.totalCount !== pool.idleCount || pool.queued > 0) {
-    if (Date.now() > deadline) {
-      throw new Error(`pool did not settle: total ${pool.totalCount}, idle ${pool.idleCount}, waiting ${pool.queued}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(() => pool.totalCount === pool.idleCount && pool.queued === 0, {
+    ms,
+    what: `the pool settling (total ${pool.totalCount}, idle ${pool.idleCount}, waiting ${pool.queued} when it started)`,
+  });
 }
 
 /** Serves an app on a free loopback port; returns its base address and a way to stop it. */
