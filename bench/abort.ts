@@ -95,7 +95,9 @@ export async function runAbortScenario(
 
 export function abortTable(results: AbortResult[], streamPoolMax: string): string {
   const rows = results.map((r) => {
-    const statuses = Object.entries(r.statuses).map(([s, n]) => `${n}× ${s}`).join(', ');
+    const statuses = Object.entries(r.statuses)
+      .map(([s, n]) => `${n}× ${s}`)
+      .join(', ');
     return `| ${r.label} | ${r.requests} | ${statuses} | ${r.maxRunning} (pool ${streamPoolMax}) | ${r.runningAfter1s} | ${r.runningAfter5s} |`;
   });
   return [

@@ -27,7 +27,11 @@ function main(): void {
   for (const route of JSON.parse(fs.readFileSync(process.env.BENCH_BARE_ROUTES!, 'utf8')) as BareRoute[]) routes.set(route.key, route);
   const drawnNames = new Set([...routes.values()].flatMap((route) => (route.param ? [route.param] : [])));
   // The service's session: its time zone (the kept list arrays are used only in theirs).
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4, options: `-c TimeZone=${process.env.TIME_ZONE || 'UTC'}` });
+  const pool = new pg.Pool({
+    connectionString: process.env.DATABASE_URL,
+    max: 4,
+    options: `-c TimeZone=${process.env.TIME_ZONE || 'UTC'}`,
+  });
   const app = express();
   app.set('etag', false);
   app.get(/^\/v2\//, async (req, res) => {

@@ -48,7 +48,11 @@ export async function openBenchServer(log: (msg: string) => void): Promise<Bench
 function generatorHash(): string {
   const dir = path.dirname(require.resolve('../db/seeds/demo'));
   const hash = crypto.createHash('sha256');
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.js')).sort()) hash.update(fs.readFileSync(path.join(dir, file)));
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
+    .sort())
+    hash.update(fs.readFileSync(path.join(dir, file)));
   return hash.digest('hex').slice(0, 12);
 }
 
@@ -101,7 +105,10 @@ export async function ensureDataset(
     log(`Reusing the dataset in ${BENCH_DATABASE} (${marker.replace(/^.*: /, '')})`);
     await migrate(server.url, log); // migrations added since the load apply to the existing data
   } else {
-    if (existing) log(`${BENCH_DATABASE} holds ${existing.comment ?? 'an unknown dataset'}${options.reload ? '' : ', not the one asked for'}; dropping it`);
+    if (existing)
+      log(
+        `${BENCH_DATABASE} holds ${existing.comment ?? 'an unknown dataset'}${options.reload ? '' : ', not the one asked for'}; dropping it`,
+      );
     await withClient(server.adminUrl, async (admin) => {
       await admin.query(`DROP DATABASE IF EXISTS ${BENCH_DATABASE} WITH (FORCE)`);
       await admin.query(`CREATE DATABASE ${BENCH_DATABASE}`);

@@ -78,7 +78,17 @@ function runWrk(command: string, base: string, target: LoadTarget, options: Load
   const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-wrk-')), 'load.lua');
   fs.writeFileSync(script, wrkScript(target));
   const headerArgs = Object.entries(options.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
-  const args = ['-t1', `-c${options.connections}`, `-d${options.duration}s`, `--timeout`, `${timeoutSeconds(options.duration)}s`, '-s', script, ...headerArgs, base];
+  const args = [
+    '-t1',
+    `-c${options.connections}`,
+    `-d${options.duration}s`,
+    `--timeout`,
+    `${timeoutSeconds(options.duration)}s`,
+    '-s',
+    script,
+    ...headerArgs,
+    base,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);

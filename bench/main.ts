@@ -41,8 +41,12 @@ function git(args: string[]): string {
 async function withService<T>(url: string, work: (service: RunningService) => Promise<T>, extra: Record<string, string> = {}): Promise<T> {
   const service = await startService(url, await issueBenchToken(url), extra);
   if (Object.keys(extra).length === 0) serviceSettings = service.settings;
-  const settings = Object.entries(service.settings).map(([k, v]) => `${k}=${v}`).join(' ');
-  log(`Service pid ${service.pid} (node ${[...serverNodeFlags, 'dist/src/server.js'].join(' ')}) on ${service.base} (${settings}; pool sizes as configured, defaults 4 for queries and 10 for streams)`);
+  const settings = Object.entries(service.settings)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  log(
+    `Service pid ${service.pid} (node ${[...serverNodeFlags, 'dist/src/server.js'].join(' ')}) on ${service.base} (${settings}; pool sizes as configured, defaults 4 for queries and 10 for streams)`,
+  );
   try {
     return await work(service);
   } finally {
@@ -85,8 +89,11 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
   if (server) {
     dataset = await ensureDataset(server, options, log);
     const c = dataset.counts;
-    log(`Dataset: ${c.riders} riders, ${c.assignments} assignments, ${c.patrol_checks} checks, ${c.patrol_check_answers} answers; PostgreSQL ${dataset.serverVersion}`);
-    if (!dataset.riderIds.contiguous) log('Warning: rider ids are not contiguous; random ids in their range may miss (pgbench and HTTP alike)');
+    log(
+      `Dataset: ${c.riders} riders, ${c.assignments} assignments, ${c.patrol_checks} checks, ${c.patrol_check_answers} answers; PostgreSQL ${dataset.serverVersion}`,
+    );
+    if (!dataset.riderIds.contiguous)
+      log('Warning: rider ids are not contiguous; random ids in their range may miss (pgbench and HTTP alike)');
     const ranges = { riders: dataset.riderIds, countries: dataset.countryIds };
     const groups = (['rider', 'date', 'page'] as const).filter((g) => options.groups.has(g));
     if (groups.length) {
@@ -94,7 +101,12 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
         withService(server.url, async (service) => {
           const list = async (query: Record<string, string>) => {
             const params = new URLSearchParams({ ...query, per_page: String(PER_PAGE) });
-            return ((await fetchJson(`${service.base}/v2/rider-equipment-list?${params}`, service.headers)) as Array<{ last_page: number; data: Array<{ '3pl_name': string }> }>)[0];
+            return (
+              (await fetchJson(`${service.base}/v2/rider-equipment-list?${params}`, service.headers)) as Array<{
+                last_page: number;
+                data: Array<{ '3pl_name': string }>;
+              }>
+            )[0];
           };
           const first = await list({});
           const filters = pageFilters(first.data[0]['3pl_name']);
@@ -107,8 +119,11 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
           const scenarios = loadScenarios(ranges, pages).filter((s) => options.groups.has(s.group));
           // The bare server answers what the service reads at once (rider-bounded answers and pages).
           const bareScenarios = scenarios.filter((s) => s.group !== 'date');
-          const bare = bareScenarios.length ? await startBareServer(server.url, await Promise.all(bareScenarios.map(bareRoute))) : undefined;
-          if (bare) log(`Bare server pid ${bare.pid} (bench/bare-server.ts: Express and pg, the service's SQL, a pool of 4) on ${bare.base}`);
+          const bare = bareScenarios.length
+            ? await startBareServer(server.url, await Promise.all(bareScenarios.map(bareRoute)))
+            : undefined;
+          if (bare)
+            log(`Bare server pid ${bare.pid} (bench/bare-server.ts: Express and pg, the service's SQL, a pool of 4) on ${bare.base}`);
           try {
             for (const group of groups) {
               const connections = group === 'date' ? options.dateConnections : options.connections;
@@ -141,10 +156,15 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
       const perPath = 20;
       const fromEnv = process.env.STREAMS_PER_TOKEN;
       const cases: Array<{ label: string; extra: Record<string, string> }> = [
-        { label: fromEnv ? `as started (STREAMS_PER_TOKEN=${fromEnv} from the environment)` : 'defaults (STREAMS_PER_TOKEN=2)', extra: { STREAMS_PER_TOKEN: fromEnv ?? '2' } },
+        {
+          label: fromEnv ? `as started (STREAMS_PER_TOKEN=${fromEnv} from the environment)` : 'defaults (STREAMS_PER_TOKEN=2)',
+          extra: { STREAMS_PER_TOKEN: fromEnv ?? '2' },
+        },
         { label: 'STREAMS_PER_TOKEN=40', extra: { STREAMS_PER_TOKEN: '40' } },
       ];
-      log(`\nAbandoned downloads: ${ABORT_PATHS.length * perPath} full downloads (${ABORT_PATHS.join(', ')}) dropped after 0.3-0.5 s, a fresh service process per case`);
+      log(
+        `\nAbandoned downloads: ${ABORT_PATHS.length * perPath} full downloads (${ABORT_PATHS.join(', ')}) dropped after 0.3-0.5 s, a fresh service process per case`,
+      );
       for (const c of cases) {
         await attempt(`abandoned downloads, ${c.label}`, errors, () =>
           withService(
@@ -153,8 +173,12 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
               const result = await runAbortScenario(service.base, service.headers, server.url, c.label, perPath);
               const streamPoolMax = Number(service.settings.DB_STREAM_POOL_MAX ?? 10);
               abort.push({ ...result, settings: service.settings, streamPoolMax });
-              const statuses = Object.entries(result.statuses).map(([s, n]) => `${n}× ${s}`).join(', ');
-              log(`  ${c.label}: ${statuses}; at most ${result.maxRunning} streaming statements at once (pool ${streamPoolMax}), ${result.runningAfter1s} still running 1 s after, ${result.runningAfter5s} 5 s after`);
+              const statuses = Object.entries(result.statuses)
+                .map(([s, n]) => `${n}× ${s}`)
+                .join(', ');
+              log(
+                `  ${c.label}: ${statuses}; at most ${result.maxRunning} streaming statements at once (pool ${streamPoolMax}), ${result.runningAfter1s} still running 1 s after, ${result.runningAfter5s} 5 s after`,
+              );
               for (const line of result.stillRunning) log(`    still running 1 s after: ${line}`);
             },
             c.extra,
@@ -170,7 +194,13 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
   return { dataset, load, streams, abort, startup, explain, errors, scale };
 }
 
-function printAndSave(options: BenchOptions, server: BenchServer | undefined, tools: Tools, started: Date, results: Awaited<ReturnType<typeof measure>>): void {
+function printAndSave(
+  options: BenchOptions,
+  server: BenchServer | undefined,
+  tools: Tools,
+  started: Date,
+  results: Awaited<ReturnType<typeof measure>>,
+): void {
   const { load, streams, abort, startup } = results;
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   const verdicts = [
@@ -181,11 +211,19 @@ function printAndSave(options: BenchOptions, server: BenchServer | undefined, to
     ...(startup ? [report.startupVerdict(startup)] : []),
   ];
   const out: string[] = [`\n## Results of \`${command}\``, ''];
-  const where = results.dataset && server ? `${results.dataset.counts.riders} riders on the ${server.description}, PostgreSQL ${results.dataset.serverVersion}; ` : '';
+  const where =
+    results.dataset && server
+      ? `${results.dataset.counts.riders} riders on the ${server.description}, PostgreSQL ${results.dataset.serverVersion}; `
+      : '';
   const repeat = options.repeat > 1 ? `, median of ${options.repeat}` : '';
   const code = `commit ${gitAtStart.commit.slice(0, 7)}${gitAtStart.changedFiles ? ` with ${gitAtStart.changedFiles} changed files` : ''}`;
   const generator = wrkCommand ? 'wrk' : 'autocannon (wrk not installed)';
-  out.push(`${code}; ${where}${options.connections} connections, ${options.duration} s per scenario${repeat}, load from ${generator}; ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end.`);
+  out.push(
+    `${code}; ${where}${options.connections} connections, ${options.duration} s per scenario${repeat}, load from ${generator}; ${os.cpus().length} CPUs, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} at the end.`,
+  );
   const section = (title: string, body: string) => out.push('', `### ${title}`, '', body);
   const byGroup = (g: string) => load.filter((r) => r.group === g);
   if (byGroup('rider').length) section('Filtered by a random rider', report.loadTable(byGroup('rider')));
@@ -215,7 +253,13 @@ function printAndSave(options: BenchOptions, server: BenchServer | undefined, to
     startedAt: started.toISOString(),
     finishedAt: new Date().toISOString(),
     git: gitAtStart,
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryMB: Math.round(os.totalmem() / 1048576), loadAverageAtEnd: os.loadavg(), node: process.version },
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model,
+      memoryMB: Math.round(os.totalmem() / 1048576),
+      loadAverageAtEnd: os.loadavg(),
+      node: process.version,
+    },
     options: { ...options, groups: [...options.groups] },
     database: server?.description,
     service: serviceSettings,
@@ -236,7 +280,8 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const started = new Date();
   const tools: Tools = { pgbench: findPgTool('pgbench'), psql: findPgTool('psql') };
-  if (!tools.pgbench) log('pgbench not found on PATH nor in /usr/lib/postgresql/*/bin: PostgreSQL-alone figures and ratios will be skipped.');
+  if (!tools.pgbench)
+    log('pgbench not found on PATH nor in /usr/lib/postgresql/*/bin: PostgreSQL-alone figures and ratios will be skipped.');
   if (!tools.psql) log('psql not found on PATH nor in /usr/lib/postgresql/*/bin: the COPY comparison will be skipped.');
 
   // The startup scenario alone needs no dataset.

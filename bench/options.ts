@@ -98,14 +98,18 @@ export function parseOptions(argv: string[]): BenchOptions {
   const groups = new Set<Group>(GROUPS.filter((g) => g !== 'startup'));
   if (values.only) {
     groups.clear();
-    for (const name of values.only.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const name of values.only
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       if (!(GROUPS as readonly string[]).includes(name)) throw new Error(`--only: unknown group "${name}"\n${usage}`);
       groups.add(name as Group);
     }
   }
   if (values.startup) groups.add('startup');
   const pgbenchMode = values['pgbench-mode'] ?? 'prepared';
-  if (!['prepared', 'extended', 'simple'].includes(pgbenchMode)) throw new Error(`--pgbench-mode must be prepared, extended or simple\n${usage}`);
+  if (!['prepared', 'extended', 'simple'].includes(pgbenchMode))
+    throw new Error(`--pgbench-mode must be prepared, extended or simple\n${usage}`);
   return {
     riders: whole('riders', values.riders, 100000),
     seed: whole('seed', values.seed, 42, 0),

@@ -15,7 +15,10 @@ export interface PgTool {
 
 /** A client tool from PATH, else from Debian's /usr/lib/postgresql/<version>/bin (newest first). */
 export function findPgTool(name: string): PgTool | undefined {
-  const candidates = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, name));
+  const candidates = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((dir) => path.join(dir, name));
   const debian = '/usr/lib/postgresql';
   if (fs.existsSync(debian)) {
     const versions = fs.readdirSync(debian).sort((a, b) => Number(b) - Number(a) || b.localeCompare(a));
@@ -148,8 +151,20 @@ export async function runPgbench(
   try {
     fs.writeFileSync(path.join(dir, 'script.sql'), script);
     const args = [
-      '-n', '-c', String(options.connections), '-j', String(Math.min(2, options.connections)),
-      '-T', String(options.duration), '-M', options.mode, '-f', 'script.sql', '-l', '--log-prefix', 'txlog',
+      '-n',
+      '-c',
+      String(options.connections),
+      '-j',
+      String(Math.min(2, options.connections)),
+      '-T',
+      String(options.duration),
+      '-M',
+      options.mode,
+      '-f',
+      'script.sql',
+      '-l',
+      '--log-prefix',
+      'txlog',
       ...Object.entries(options.defines).flatMap(([name, value]) => ['-D', `${name}=${value}`]),
     ];
     const boundSeconds = options.duration + options.graceSeconds;

@@ -25,7 +25,11 @@ function valueText(value: unknown): string {
  * @param variables `$n` (1-based) → the pgbench variable that replaces it (e.g. the random rider);
  *                  other parameters become fixed `-D pn=value`.
  */
-export function toPgbenchStatement(text: string, values: readonly unknown[], variables: ReadonlyMap<number, string> = new Map()): PgbenchStatement {
+export function toPgbenchStatement(
+  text: string,
+  values: readonly unknown[],
+  variables: ReadonlyMap<number, string> = new Map(),
+): PgbenchStatement {
   const defines: Record<string, string> = {};
   let out = '';
   let i = 0;
@@ -37,8 +41,16 @@ export function toPgbenchStatement(text: string, values: readonly unknown[], var
       let body = '';
       for (;;) {
         if (j >= text.length) throw new Error('pgbench-sql: unterminated string literal');
-        if (text[j] === "'" && text[j + 1] === "'") { body += "''"; j += 2; continue; }
-        if (escapeString && text[j] === '\\') { body += text.slice(j, j + 2); j += 2; continue; }
+        if (text[j] === "'" && text[j + 1] === "'") {
+          body += "''";
+          j += 2;
+          continue;
+        }
+        if (escapeString && text[j] === '\\') {
+          body += text.slice(j, j + 2);
+          j += 2;
+          continue;
+        }
         if (text[j] === "'") break;
         body += text[j++];
       }

@@ -114,7 +114,11 @@ export function streamVerdicts(s: StreamScenarioResult): Verdict[] {
   if (s.endpoint !== '/v2/patrollerchecks') return [];
   const share = s.copy ? s.http.rowsPerSec / s.copy.rowsPerSec : NaN;
   return [
-    { target: `full /v2/patrollerchecks: server RSS <= ${TARGETS.streamMaxRssMB} MB`, pass: s.http.rssPeakMB <= TARGETS.streamMaxRssMB, detail: `peak ${f(s.http.rssPeakMB)} MB` },
+    {
+      target: `full /v2/patrollerchecks: server RSS <= ${TARGETS.streamMaxRssMB} MB`,
+      pass: s.http.rssPeakMB <= TARGETS.streamMaxRssMB,
+      detail: `peak ${f(s.http.rssPeakMB)} MB`,
+    },
     {
       target: `full /v2/patrollerchecks: >= ${TARGETS.streamMinCopyShare * 100}% of COPY throughput (rows/s)`,
       pass: share >= TARGETS.streamMinCopyShare,
@@ -158,14 +162,42 @@ const markAll = (vs: Verdict[]) =>
 
 export function loadTable(results: LoadScenarioResult[]): string {
   return table(
-    ['endpoint', 'request', 'req/s', 'p50 ms', 'p99 ms', 'MB/s', 'errors', 'peak RSS MB', 'bare req/s', 'bare p99 ms', 'vs bare', 'pgbench tps', 'pgbench p99 ms', 'vs pgbench', 'target'],
+    [
+      'endpoint',
+      'request',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'MB/s',
+      'errors',
+      'peak RSS MB',
+      'bare req/s',
+      'bare p99 ms',
+      'vs bare',
+      'pgbench tps',
+      'pgbench p99 ms',
+      'vs pgbench',
+      'target',
+    ],
     results.map((r) => {
       const pgbench = finished(r.pgbench);
       const ratio = pgbench ? r.http.rps / pgbench.tps : NaN;
       return [
-        r.endpoint, r.label, f(r.http.rps), f(r.http.p50Ms, 2), f(r.http.p99Ms, 2), f(r.http.bytesPerSec / MB, 2), String(errorsOf(r)), f(r.http.rssPeakMB),
-        f(r.bare?.rps), f(r.bare?.p99Ms, 2), r.bareRatio === undefined ? '-' : `${f(r.bareRatio, 2)}x`,
-        unfinished(r.pgbench) ?? f(pgbench?.tps), f(pgbench?.p99Ms, 2), Number.isFinite(ratio) ? `${f(ratio * 100, 0)}%` : '-', mark(riderVerdict(r)),
+        r.endpoint,
+        r.label,
+        f(r.http.rps),
+        f(r.http.p50Ms, 2),
+        f(r.http.p99Ms, 2),
+        f(r.http.bytesPerSec / MB, 2),
+        String(errorsOf(r)),
+        f(r.http.rssPeakMB),
+        f(r.bare?.rps),
+        f(r.bare?.p99Ms, 2),
+        r.bareRatio === undefined ? '-' : `${f(r.bareRatio, 2)}x`,
+        unfinished(r.pgbench) ?? f(pgbench?.tps),
+        f(pgbench?.p99Ms, 2),
+        Number.isFinite(ratio) ? `${f(ratio * 100, 0)}%` : '-',
+        mark(riderVerdict(r)),
       ];
     }),
   );
@@ -173,16 +205,40 @@ export function loadTable(results: LoadScenarioResult[]): string {
 
 export function pageTable(pages: LoadScenarioResult[]): string {
   return table(
-    ['page', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MB', 'bare req/s', 'vs bare', 'pgbench tps', 'ratio', 'naive tps', 'req/s vs naive', 'req/s vs page 1', 'target'],
+    [
+      'page',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'errors',
+      'peak RSS MB',
+      'bare req/s',
+      'vs bare',
+      'pgbench tps',
+      'ratio',
+      'naive tps',
+      'req/s vs naive',
+      'req/s vs page 1',
+      'target',
+    ],
     pages.map((r, i) => {
       const own = pageRowVerdicts(pages, i);
       const pgbench = finished(r.pgbench);
       const naive = finished(r.naive);
       return [
-        r.label, f(r.http.rps), f(r.http.p50Ms, 2), f(r.http.p99Ms, 2), String(errorsOf(r)), f(r.http.rssPeakMB),
-        f(r.bare?.rps), r.bareRatio === undefined ? '-' : `${f(r.bareRatio, 2)}x`, unfinished(r.pgbench) ?? f(pgbench?.tps),
-        pgbench ? `${f((r.http.rps / pgbench.tps) * 100, 0)}%` : '-', unfinished(r.naive) ?? f(naive?.tps, 2),
-        naive ? `${f(r.http.rps / naive.tps, 1)}x` : '-', `${f(r.http.rps / pages[0].http.rps, 2)}x`,
+        r.label,
+        f(r.http.rps),
+        f(r.http.p50Ms, 2),
+        f(r.http.p99Ms, 2),
+        String(errorsOf(r)),
+        f(r.http.rssPeakMB),
+        f(r.bare?.rps),
+        r.bareRatio === undefined ? '-' : `${f(r.bareRatio, 2)}x`,
+        unfinished(r.pgbench) ?? f(pgbench?.tps),
+        pgbench ? `${f((r.http.rps / pgbench.tps) * 100, 0)}%` : '-',
+        unfinished(r.naive) ?? f(naive?.tps, 2),
+        naive ? `${f(r.http.rps / naive.tps, 1)}x` : '-',
+        `${f(r.http.rps / pages[0].http.rps, 2)}x`,
         own.length ? markAll(own) : '-',
       ];
     }),
@@ -191,13 +247,38 @@ export function pageTable(pages: LoadScenarioResult[]): string {
 
 export function streamTable(streams: StreamScenarioResult[]): string {
   return table(
-    ['endpoint', 'rows', 'MB', 's', 'MB/s', 'rows/s', 'first byte s', 'peak RSS MB', 'COPY MB', 'COPY s', 'COPY MB/s', 'COPY rows/s', 'rows/s vs COPY', 'target'],
+    [
+      'endpoint',
+      'rows',
+      'MB',
+      's',
+      'MB/s',
+      'rows/s',
+      'first byte s',
+      'peak RSS MB',
+      'COPY MB',
+      'COPY s',
+      'COPY MB/s',
+      'COPY rows/s',
+      'rows/s vs COPY',
+      'target',
+    ],
     streams.map((s) => {
       const v = streamVerdicts(s);
       return [
-        s.endpoint, String(s.rows), f(s.http.bytes / MB), f(s.http.seconds, 2), f(s.http.mbPerSec), f(s.http.rowsPerSec, 0),
-        f(s.http.firstByteSeconds, 2), f(s.http.rssPeakMB), f(s.copy ? s.copy.bytes / MB : undefined), f(s.copy?.seconds, 2),
-        f(s.copy?.mbPerSec), f(s.copy?.rowsPerSec, 0), s.copy ? `${f((s.http.rowsPerSec / s.copy.rowsPerSec) * 100, 0)}%` : '-',
+        s.endpoint,
+        String(s.rows),
+        f(s.http.bytes / MB),
+        f(s.http.seconds, 2),
+        f(s.http.mbPerSec),
+        f(s.http.rowsPerSec, 0),
+        f(s.http.firstByteSeconds, 2),
+        f(s.http.rssPeakMB),
+        f(s.copy ? s.copy.bytes / MB : undefined),
+        f(s.copy?.seconds, 2),
+        f(s.copy?.mbPerSec),
+        f(s.copy?.rowsPerSec, 0),
+        s.copy ? `${f((s.http.rowsPerSec / s.copy.rowsPerSec) * 100, 0)}%` : '-',
         v.length ? (v.every((x) => x.pass) ? 'PASS' : 'FAIL') : '-',
       ];
     }),
@@ -205,13 +286,19 @@ export function streamTable(streams: StreamScenarioResult[]): string {
 }
 
 export function startupTable(s: StartupResult): string {
-  return table(['start', 'seconds to first 200 of /v2/questioner', 'target'], [
-    ['npm start, fresh folder (build, new cluster, migrations, demo data)', f(s.npmStartSeconds, 2), mark(startupVerdict(s))],
-    ['node dist/src/server.js, fresh folder', f(s.firstStartSeconds, 2), '-'],
-    ['node dist/src/server.js, restart on that folder', f(s.restartSeconds, 2), '-'],
-  ]);
+  return table(
+    ['start', 'seconds to first 200 of /v2/questioner', 'target'],
+    [
+      ['npm start, fresh folder (build, new cluster, migrations, demo data)', f(s.npmStartSeconds, 2), mark(startupVerdict(s))],
+      ['node dist/src/server.js, fresh folder', f(s.firstStartSeconds, 2), '-'],
+      ['node dist/src/server.js, restart on that folder', f(s.restartSeconds, 2), '-'],
+    ],
+  );
 }
 
 export function verdictTable(verdicts: Verdict[]): string {
-  return table(['target', 'result', 'measured'], verdicts.map((v) => [v.target, resultOf(v), v.detail]));
+  return table(
+    ['target', 'result', 'measured'],
+    verdicts.map((v) => [v.target, resultOf(v), v.detail]),
+  );
 }

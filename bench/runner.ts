@@ -1,7 +1,16 @@
 // Runs the scenarios: each HTTP measurement is followed at once by PostgreSQL alone on the same SQL,
 // so that both see the same machine load (the machine is shared; figures are noisy).
 import { fetchBytes, fetchStream, runLoad, type LoadResult } from './http-load';
-import { isUnfinished, runCopy, runPgbench, unfinishedText, type CopyResult, type PgbenchOutcome, type PgbenchResult, type PgTool } from './pg-side';
+import {
+  isUnfinished,
+  runCopy,
+  runPgbench,
+  unfinishedText,
+  type CopyResult,
+  type PgbenchOutcome,
+  type PgbenchResult,
+  type PgTool,
+} from './pg-side';
 import { loadTarget, naivePageScript, pathMaker, serviceScript, serviceSql, type LoadScenario, type OperationPath } from './scenarios';
 import { inlineParameters } from './pgbench-sql';
 import { RssWatch, type RunningService } from './service';
@@ -73,8 +82,12 @@ async function checkSameBytes(scenario: LoadScenario, service: RunningService, b
   for (let i = 0; i < BYTE_CHECKS; i++) {
     const path = next();
     const [ours, bare] = await Promise.all([fetchBytes(`${service.base}${path}`, service.headers), fetchBytes(`${bareBase}${path}`, {})]);
-    if (ours.status !== 200 || bare.status !== 200) throw new Error(`GET ${path}: the service answered ${ours.status}, the bare server ${bare.status}`);
-    if (!ours.body.equals(bare.body)) throw new Error(`GET ${path}: the bare server's answer differs from the service's (${bare.body.length} vs ${ours.body.length} bytes)`);
+    if (ours.status !== 200 || bare.status !== 200)
+      throw new Error(`GET ${path}: the service answered ${ours.status}, the bare server ${bare.status}`);
+    if (!ours.body.equals(bare.body))
+      throw new Error(
+        `GET ${path}: the bare server's answer differs from the service's (${bare.body.length} vs ${ours.body.length} bytes)`,
+      );
   }
   return BYTE_CHECKS;
 }
@@ -183,7 +196,12 @@ export async function runStreamScenario(
     if (tools.psql) {
       copy = await runCopy(tools.psql, dbUrl, copySql, timeoutMs);
       rows = copy.rows;
-      runs.copy.push({ bytes: copy.bytes, seconds: copy.seconds, mbPerSec: copy.bytes / MB / copy.seconds, rowsPerSec: copy.rows / copy.seconds });
+      runs.copy.push({
+        bytes: copy.bytes,
+        seconds: copy.seconds,
+        mbPerSec: copy.bytes / MB / copy.seconds,
+        rowsPerSec: copy.rows / copy.seconds,
+      });
     }
     // Both run the same SQL, so they return the same rows; COPY counts them (one per line). Without
     // psql, rows/s stays unknown.

@@ -46,7 +46,9 @@ async function transactions(adminUrl: string): Promise<number> {
   const client = new pg.Client(adminUrl);
   await client.connect();
   try {
-    const { rows } = await client.query('SELECT (xact_commit + xact_rollback)::bigint AS n FROM pg_stat_database WHERE datname = $1', [BENCH_DATABASE]);
+    const { rows } = await client.query('SELECT (xact_commit + xact_rollback)::bigint AS n FROM pg_stat_database WHERE datname = $1', [
+      BENCH_DATABASE,
+    ]);
     return Number(rows[0]?.n ?? 0);
   } finally {
     await client.end();
@@ -91,7 +93,9 @@ export async function runScale(
       try {
         // Every replica in the rotation before the load starts.
         for (let tries = 0; tries < 100; tries++) {
-          const ready = (await fetchJson(`${service.base}/health/ready`, {})) as { databases: Array<{ role: string; in_rotation: boolean }> };
+          const ready = (await fetchJson(`${service.base}/health/ready`, {})) as {
+            databases: Array<{ role: string; in_rotation: boolean }>;
+          };
           if (ready.databases.filter((d) => d.role === 'replica' && d.in_rotation).length === layout.replicas) break;
           await sleep(100);
         }

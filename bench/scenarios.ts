@@ -57,8 +57,12 @@ export function loadScenarios(ranges: { riders: IdRange; countries: IdRange }, p
       (path): LoadScenario => ({ group: 'rider', path, label: 'random rider_id', query: {}, random: rider }),
     ),
     {
-      group: 'rider', path: '/questioner', label: 'random country_id (no rider filter)', query: {},
-      random: { param: 'country_id', variable: 'country', range: ranges.countries }, noRiderTarget: true,
+      group: 'rider',
+      path: '/questioner',
+      label: 'random country_id (no rider filter)',
+      query: {},
+      random: { param: 'country_id', variable: 'country', range: ranges.countries },
+      noRiderTarget: true,
     },
     { group: 'date', path: '/patrollerchecks', label: weekLabel('check'), query: week('check') },
     { group: 'date', path: '/riders', label: weekLabel('assign'), query: week('assign') },
@@ -67,17 +71,30 @@ export function loadScenarios(ranges: { riders: IdRange; countries: IdRange }, p
     { group: 'date', path: '/product-returns', label: weekLabel('return'), query: week('return') },
     // The first two are page 1 and the last page without filters (compared with each other and
     // with the naive query); then the last pages with each filter.
-    { group: 'page', path: '/rider-equipment-list', label: `page 1, per_page=${PER_PAGE}`, query: { per_page: String(PER_PAGE), page: '1' }, naive: { page: 1 } },
     {
-      group: 'page', path: '/rider-equipment-list', label: `last page (${pages.last}), per_page=${PER_PAGE}`,
-      query: { per_page: String(PER_PAGE), page: String(pages.last) }, naive: { page: pages.last },
+      group: 'page',
+      path: '/rider-equipment-list',
+      label: `page 1, per_page=${PER_PAGE}`,
+      query: { per_page: String(PER_PAGE), page: '1' },
+      naive: { page: 1 },
     },
     {
-      group: 'page', path: '/rider-equipment-list', label: `active=1, last page (${pages.activeLast})`,
+      group: 'page',
+      path: '/rider-equipment-list',
+      label: `last page (${pages.last}), per_page=${PER_PAGE}`,
+      query: { per_page: String(PER_PAGE), page: String(pages.last) },
+      naive: { page: pages.last },
+    },
+    {
+      group: 'page',
+      path: '/rider-equipment-list',
+      label: `active=1, last page (${pages.activeLast})`,
       query: { active: '1', per_page: String(PER_PAGE), page: String(pages.activeLast) },
     },
     {
-      group: 'page', path: '/rider-equipment-list', label: `3pl_name=${pages.company}, last page (${pages.companyLast})`,
+      group: 'page',
+      path: '/rider-equipment-list',
+      label: `3pl_name=${pages.company}, last page (${pages.companyLast})`,
       query: { '3pl_name': pages.company, per_page: String(PER_PAGE), page: String(pages.companyLast) },
     },
   ];

@@ -24,17 +24,29 @@ function sample(name: string, params: Params): string {
   const def = params[name];
   if (!def) return name === 'per_page' ? '25' : name === 'dir' ? 'desc' : '1';
   switch (def.type) {
-    case 'date': return /_to$/.test(name) ? '2026-12-31' : '2025-01-01';
-    case 'boolean': return '1';
-    case 'enum': return def.values![0];
-    case 'text': return TEXT[name] ?? 'Swift & Co';
-    default: return '1';
+    case 'date':
+      return /_to$/.test(name) ? '2026-12-31' : '2025-01-01';
+    case 'boolean':
+      return '1';
+    case 'enum':
+      return def.values![0];
+    case 'text':
+      return TEXT[name] ?? 'Swift & Co';
+    default:
+      return '1';
   }
 }
 
 async function startService(): Promise<{ base: string; token: string; user: string; password: string; stop: () => void }> {
   const child = spawn(process.execPath, [path.join(projectRoot, 'dist/src/server.js')], {
-    env: { ...process.env, PORT: '0', LOG_REQUESTS: 'off', EMBEDDED_PG_DIR: '.data/security-postgres', API_RATE_LIMIT_PER_MINUTE: '10000000', AUTH_FAILURES_PER_MINUTE: '10000000' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOG_REQUESTS: 'off',
+      EMBEDDED_PG_DIR: '.data/security-postgres',
+      API_RATE_LIMIT_PER_MINUTE: '10000000',
+      AUTH_FAILURES_PER_MINUTE: '10000000',
+    },
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -57,23 +69,50 @@ async function startService(): Promise<{ base: string; token: string; user: stri
 /** Signs in as the demo supervisor and returns the session cookie. */
 async function adminCookie(base: string, user: string, password: string): Promise<string> {
   const form = await fetch(`${base}/admin/sign-in`);
-  const cookie = form.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const cookie = form.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
   const res = await fetch(`${base}/admin/sign-in`, {
-    method: 'POST', redirect: 'manual',
+    method: 'POST',
+    redirect: 'manual',
     headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ _csrf: csrf, username: user, password, next: '/admin' }),
   });
   if (res.status !== 303) throw new Error(`demo sign-in failed: ${res.status}`);
-  return res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
 }
 
 function sqlmap(url: string, params: string[], header: string, outDir: string): { vulnerable: boolean; log: string } {
-  const run = spawnSync('sqlmap', [
-    '-u', url, '-p', params.join(','), '--batch', '--dbms=PostgreSQL', '--level=2', '--risk=1', '--technique=BEUST',
-    '--time-sec=2', '--flush-session', '--disable-coloring', '--skip-waf', `--output-dir=${outDir}`, '--timeout=60',
-    '-H', header, '--ignore-code=400,401,404', '--answers=follow=N',
-  ], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(
+    'sqlmap',
+    [
+      '-u',
+      url,
+      '-p',
+      params.join(','),
+      '--batch',
+      '--dbms=PostgreSQL',
+      '--level=2',
+      '--risk=1',
+      '--technique=BEUST',
+      '--time-sec=2',
+      '--flush-session',
+      '--disable-coloring',
+      '--skip-waf',
+      `--output-dir=${outDir}`,
+      '--timeout=60',
+      '-H',
+      header,
+      '--ignore-code=400,401,404',
+      '--answers=follow=N',
+    ],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
   const log = `${run.stdout}${run.stderr}`;
   if (run.error || run.status !== 0) throw new Error(`sqlmap failed on ${url}: ${run.error?.message ?? log.slice(-2000)}`);
   const vulnerable = /is vulnerable|appears to be injectable|sqlmap identified the following injection point/i.test(log);
@@ -97,8 +136,12 @@ async function main(): Promise<void> {
         const params: Params = validate.params;
         return [`/v2${op}`, params, Object.keys(params).filter((p) => !params[p].aliasOf), `Authorization: Bearer ${service.token}`];
       }),
-      ...ADMIN_FORMS.map(([page, filters]): [string, Params, string[], string] =>
-        [page, filters, [...Object.keys(filters), ...LIST_PARAM_NAMES.filter((p) => p !== 'sort')], `Cookie: ${cookie}`]),
+      ...ADMIN_FORMS.map(([page, filters]): [string, Params, string[], string] => [
+        page,
+        filters,
+        [...Object.keys(filters), ...LIST_PARAM_NAMES.filter((p) => p !== 'sort')],
+        `Cookie: ${cookie}`,
+      ]),
       ['/admin/search', {}, ['q'], `Cookie: ${cookie}`],
     ];
     for (const [target, defs, params, header] of targets) {
@@ -106,14 +149,24 @@ async function main(): Promise<void> {
       const started = Date.now();
       const { vulnerable, log } = sqlmap(url, params, header, outDir);
       checked += params.length;
-      console.log(`${vulnerable ? 'FINDING' : 'clean  '} ${target} (${params.length} parameters, ${((Date.now() - started) / 1000).toFixed(0)} s)`);
-      if (vulnerable) findings.push(`${target}\n${log.split('\n').filter((l) => /Parameter:|Type:|Title:|Payload:/.test(l)).join('\n')}`);
+      console.log(
+        `${vulnerable ? 'FINDING' : 'clean  '} ${target} (${params.length} parameters, ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+      );
+      if (vulnerable)
+        findings.push(
+          `${target}\n${log
+            .split('\n')
+            .filter((l) => /Parameter:|Type:|Title:|Payload:/.test(l))
+            .join('\n')}`,
+        );
     }
   } finally {
     service.stop();
     fs.rmSync(outDir, { recursive: true, force: true });
   }
-  console.log(`\nsqlmap checked ${checked} parameters on ${Object.keys(operations).length + ADMIN_FORMS.length + 1} pages: ${findings.length} finding(s).`);
+  console.log(
+    `\nsqlmap checked ${checked} parameters on ${Object.keys(operations).length + ADMIN_FORMS.length + 1} pages: ${findings.length} finding(s).`,
+  );
   if (findings.length) {
     console.log(findings.join('\n\n'));
     process.exitCode = 1;

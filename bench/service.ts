@@ -13,9 +13,11 @@ export const serverScript = path.join(projectRoot, 'dist', 'src', 'server.js');
 
 /** Node's flags from `npm start` ("node <flags> dist/src/server.js"), so the bench runs the service as it starts. */
 export const serverNodeFlags: string[] = (() => {
-  const start = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start;
+  const start = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
+    .start;
   const words = start.trim().split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/server.js') throw new Error(`npm start is not "node [flags] dist/src/server.js": ${start}`);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/server.js')
+    throw new Error(`npm start is not "node [flags] dist/src/server.js": ${start}`);
   return words.slice(1, -1);
 })();
 
@@ -37,7 +39,8 @@ export function getStatus(url: string, timeoutMs = 2000, headers: Record<string,
 export async function waitFor200(url: string, child: ChildProcess, timeoutMs: number, everyMs = 50): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the service exited (${child.exitCode ?? child.signalCode}) before ${url} answered`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the service exited (${child.exitCode ?? child.signalCode}) before ${url} answered`);
     if ((await getStatus(url)) === 200) return;
     await new Promise((r) => setTimeout(r, everyMs));
   }
@@ -140,7 +143,16 @@ export async function startService(databaseUrl: string, token: string, extra: Re
     // The one-week scenarios stream from 4 connections with the bench's one token.
     STREAMS_PER_TOKEN: '1000',
   };
-  const overridable = ['DB_POOL_MAX', 'DB_STREAM_POOL_MAX', 'STREAMS_PER_TOKEN', 'AUTH', 'NODE_ENV', 'LOG_REQUESTS', 'API_RATE_LIMIT_PER_MINUTE', 'AUTH_FAILURES_PER_MINUTE'];
+  const overridable = [
+    'DB_POOL_MAX',
+    'DB_STREAM_POOL_MAX',
+    'STREAMS_PER_TOKEN',
+    'AUTH',
+    'NODE_ENV',
+    'LOG_REQUESTS',
+    'API_RATE_LIMIT_PER_MINUTE',
+    'AUTH_FAILURES_PER_MINUTE',
+  ];
   for (const name of overridable) {
     if (process.env[name]) settings[name] = process.env[name]!;
   }
@@ -160,7 +172,10 @@ export async function startService(databaseUrl: string, token: string, extra: Re
 export const bareScript = path.join(projectRoot, 'dist', 'bench', 'bare-server.js');
 
 /** The bench's bare server (bare-server.ts) on a free loopback port, with the service's node flags. */
-export async function startBareServer(databaseUrl: string, routes: BareRoute[]): Promise<{ base: string; pid: number; stop: () => Promise<void> }> {
+export async function startBareServer(
+  databaseUrl: string,
+  routes: BareRoute[],
+): Promise<{ base: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-bare-'));
   const file = path.join(dir, 'routes.json');

@@ -20,7 +20,14 @@ export interface StartupResult {
 
 async function timeStart(command: string, args: string[], pgDir: string): Promise<number> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', EMBEDDED_PG_DIR: pgDir, EMBEDDED_PG_PORT: '0', LOG_REQUESTS: '0' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    EMBEDDED_PG_DIR: pgDir,
+    EMBEDDED_PG_PORT: '0',
+    LOG_REQUESTS: '0',
+  };
   delete env.DATABASE_URL;
   const started = performance.now();
   // Its own process group, so that npm and the node it starts are stopped together.
@@ -40,8 +47,10 @@ async function timeStart(command: string, args: string[], pgDir: string): Promis
     const url = `http://127.0.0.1:${port}/v2/questioner`;
     const deadline = Date.now() + 120000;
     while (Date.now() < deadline) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the service exited (${child.exitCode ?? child.signalCode})`);
-      if ((await getStatus(url, 2000, token ? { authorization: `Bearer ${token}` } : {})) === 200) return (performance.now() - started) / 1000;
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`the service exited (${child.exitCode ?? child.signalCode})`);
+      if ((await getStatus(url, 2000, token ? { authorization: `Bearer ${token}` } : {})) === 200)
+        return (performance.now() - started) / 1000;
       await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error(`${url} did not answer 200 within 120 s`);

@@ -7,7 +7,13 @@ const ts = require('typescript');
 require.extensions['.ts'] = (module, filename) => {
   const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
     fileName: filename,
-    compilerOptions: { module: ts.ModuleKind.Node16, target: ts.ScriptTarget.ES2022, esModuleInterop: true, sourceMap: false, inlineSourceMap: true },
+    compilerOptions: {
+      module: ts.ModuleKind.Node16,
+      target: ts.ScriptTarget.ES2022,
+      esModuleInterop: true,
+      sourceMap: false,
+      inlineSourceMap: true,
+    },
   });
   module._compile(outputText, filename);
 };

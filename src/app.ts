@@ -53,11 +53,24 @@ function compressWhenAccepted(): express.RequestHandler {
 }
 
 /** The whole HTTP surface, without listening: tests and the server build it the same way. */
-export function createApp({ pool, streamPool = pool, reads = primaryOnly(pool, streamPool), config, log = console.error, tokens }: AppDeps): Express {
+export function createApp({
+  pool,
+  streamPool = pool,
+  reads = primaryOnly(pool, streamPool),
+  config,
+  log = console.error,
+  tokens,
+}: AppDeps): Express {
   if (config.auth.enabled && !tokens) throw new Error('createApp: authentication is on, so a TokenCache is required');
-  const access = config.auth.enabled && tokens
-    ? { tokens, perMinute: config.auth.perMinute, failuresPerMinute: config.auth.failuresPerMinute, stores: rateLimitStores(pool, config.auth.rateLimitStore) }
-    : undefined;
+  const access =
+    config.auth.enabled && tokens
+      ? {
+          tokens,
+          perMinute: config.auth.perMinute,
+          failuresPerMinute: config.auth.failuresPerMinute,
+          stores: rateLimitStores(pool, config.auth.rateLimitStore),
+        }
+      : undefined;
   const streamLimit = new StreamLimit(config.streamsPerToken);
   const app = express();
   app.disable('x-powered-by');
@@ -74,7 +87,9 @@ export function createApp({ pool, streamPool = pool, reads = primaryOnly(pool, s
     inSequence([
       requestId,
       metrics.track,
-      ...(config.logRequests ? [morgan(':remote-addr [:date[iso]] ":method :url" :status :res[content-length] :response-time ms id=:id')] : []),
+      ...(config.logRequests
+        ? [morgan(':remote-addr [:date[iso]] ":method :url" :status :res[content-length] :response-time ms id=:id')]
+        : []),
       // upgrade-insecure-requests only where TLS is known to be in front: over plain HTTP on another
       // address (HOST=0.0.0.0) it would send every page's own CSS and forms to an https that is not there.
       securityHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.trustProxy ? [] : null } } }),
@@ -108,7 +123,16 @@ export function createApp({ pool, streamPool = pool, reads = primaryOnly(pool, s
     const signIn = createSignIn({ pool, config, log });
     app.use(ADMIN, signIn.sessions, signIn.router, signIn.requireSupervisor);
   }
-  app.use(ADMIN, createReportsRouter({ pool: reads.queries, streamPool: reads.streams, log, chromiumPath: config.chromiumPath, attention: config.attention }));
+  app.use(
+    ADMIN,
+    createReportsRouter({
+      pool: reads.queries,
+      streamPool: reads.streams,
+      log,
+      chromiumPath: config.chromiumPath,
+      attention: config.attention,
+    }),
+  );
   app.use(ADMIN, createAdminRouter({ pool: reads.queries, streamPool: reads.streams, streamLimit, log, attention: config.attention }));
 
   app.use((req) => {

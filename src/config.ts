@@ -19,7 +19,14 @@ export interface Config {
   streamsPerToken: number;
   logRequests: boolean;
   nodeEnv: string;
-  auth: { enabled: boolean; refreshMs: number; perMinute: number; failuresPerMinute: number; signInFailures: number; rateLimitStore: 'postgres' | 'memory' };
+  auth: {
+    enabled: boolean;
+    refreshMs: number;
+    perMinute: number;
+    failuresPerMinute: number;
+    signInFailures: number;
+    rateLimitStore: 'postgres' | 'memory';
+  };
   /** HTTP worker processes (node:cluster) on one port. */
   webConcurrency: number;
   sessions: { idleMinutes: number; maxHours: number; secret?: string };
@@ -115,7 +122,10 @@ export function chromiumPath(env: Env = process.env): string | undefined {
  * with a token, or `*` for any. Unset: none, and browsers keep other origins' pages from reading it.
  */
 export function corsOrigins(env: Env = process.env): string[] {
-  const list = (env.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+  const list = (env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
   if (list.includes('*')) {
     if (list.length > 1) throw new ConfigError('CORS_ORIGINS is either * or a list of origins, not both');
     return list;
@@ -144,11 +154,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
-  const replicaUrls = (env.DATABASE_REPLICA_URLS ?? '').split(',').map((url) => url.trim()).filter(Boolean);
+  const replicaUrls = (env.DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
   for (const url of replicaUrls) {
-    if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError('DATABASE_REPLICA_URLS must be postgres:// or postgresql:// URLs, separated by commas');
+    if (!/^postgres(ql)?:\/\//.test(url))
+      throw new ConfigError('DATABASE_REPLICA_URLS must be postgres:// or postgresql:// URLs, separated by commas');
   }
-  if (replicaUrls.length && !databaseUrl) throw new ConfigError('DATABASE_REPLICA_URLS needs DATABASE_URL (the primary); without it, use EMBEDDED_REPLICAS');
+  if (replicaUrls.length && !databaseUrl)
+    throw new ConfigError('DATABASE_REPLICA_URLS needs DATABASE_URL (the primary); without it, use EMBEDDED_REPLICAS');
   const logRequests = onOff(env, 'LOG_REQUESTS', nodeEnv !== 'test');
   const webConcurrency = integer(env, 'WEB_CONCURRENCY', 1, 1, 64);
   const embeddedReplicas = integer(env, 'EMBEDDED_REPLICAS', 0, 0, 8);
@@ -195,7 +210,10 @@ export function loadConfig(env: Env = process.env): Config {
       perMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10000000),
       failuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 10000000),
       signInFailures: integer(env, 'SIGN_IN_FAILURES_PER_15_MINUTES', 10, 1, 10000),
-      rateLimitStore: rateLimitStore(oneOf(env, 'RATE_LIMIT_STORE', ['auto', 'postgres', 'memory'] as const, 'auto'), webConcurrency + replicaUrls.length + embeddedReplicas > 1),
+      rateLimitStore: rateLimitStore(
+        oneOf(env, 'RATE_LIMIT_STORE', ['auto', 'postgres', 'memory'] as const, 'auto'),
+        webConcurrency + replicaUrls.length + embeddedReplicas > 1,
+      ),
     },
     sessions: {
       idleMinutes: integer(env, 'SESSION_IDLE_MINUTES', 30, 1, 10080),

@@ -42,7 +42,9 @@ function printBanner(config: Config, database: Database, port: number, demo: Dem
     const { port: dbPort, dataDir, binDir } = database.embedded;
     log(`  Database: embedded PostgreSQL on 127.0.0.1:${dbPort}, primary (data in ${dataDir})`);
     if (binDir || dataDir !== config.embedded.dir) {
-      log(`    The postgres user cannot reach ${projectRoot}, so the server runs from ${binDir ?? 'the installed binaries'} with its data above.`);
+      log(
+        `    The postgres user cannot reach ${projectRoot}, so the server runs from ${binDir ?? 'the installed binaries'} with its data above.`,
+      );
     }
     for (const [i, replica] of (database.embeddedReplicas ?? []).entries()) {
       log(`  Database: embedded PostgreSQL on 127.0.0.1:${replica.port}, hot standby ${i + 1} (data in ${replica.dataDir})`);
@@ -109,7 +111,10 @@ function supervise(config: Config, database: Database, demo: DemoCredentials | u
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w));
     // A worker still loading its code when told to stop ends by the signal itself: it had nothing in flight.
     const exits = workers.map(
-      (worker) => new Promise<number>((resolve) => worker.once('exit', (code: number | null, sig: string | null) => resolve(sig === 'SIGTERM' ? 0 : (code ?? 1)))),
+      (worker) =>
+        new Promise<number>((resolve) =>
+          worker.once('exit', (code: number | null, sig: string | null) => resolve(sig === 'SIGTERM' ? 0 : (code ?? 1))),
+        ),
     );
     for (const worker of workers) worker.process.kill('SIGTERM');
     // Each worker keeps SHUTDOWN_TIMEOUT_MS itself; this is its last resort.
@@ -154,11 +159,15 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
     queries: createPool(url, config, lost),
     streams: createPool(url, config, lost, 'streams'),
   }));
-  const reads = new ReadRouter({ name: 'primary', role: 'primary', address: addressOf(database.url), queries: pool, streams: streamPool }, replicas, {
-    ...config.replicas,
-    // Each worker checks the replicas itself; its supervisor's output says it once per worker.
-    log: (message) => (stopping ? undefined : log(owner ? message : `[worker ${process.pid}] ${message}`)),
-  });
+  const reads = new ReadRouter(
+    { name: 'primary', role: 'primary', address: addressOf(database.url), queries: pool, streams: streamPool },
+    replicas,
+    {
+      ...config.replicas,
+      // Each worker checks the replicas itself; its supervisor's output says it once per worker.
+      log: (message) => (stopping ? undefined : log(owner ? message : `[worker ${process.pid}] ${message}`)),
+    },
+  );
   await reads.start();
   if (owner && !database.embedded) await warnIfNotMigrated(database.url, log);
   let tokens: TokenCache | undefined;

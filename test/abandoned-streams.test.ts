@@ -96,12 +96,15 @@ function hold(url: string, headers: Record<string, string> = {}): Held {
 
 /** Tries the GET until it is answered 200 (not 429), then holds it like hold(). */
 function holdOnceAllowed(url: string, headers: Record<string, string>, what: string): Promise<Held> {
-  return eventually(async () => {
-    const next = hold(url, headers);
-    if ((await next.status) === 200) return next;
-    next.abort();
-    return undefined;
-  }, { what });
+  return eventually(
+    async () => {
+      const next = hold(url, headers);
+      if ((await next.status) === 200) return next;
+      next.abort();
+      return undefined;
+    },
+    { what },
+  );
 }
 
 /** A GET that hangs up after `ms`, whatever has arrived (the scenario: a client that gives up). */
@@ -132,7 +135,9 @@ describe('clients that hang up mid-download', () => {
     const sampler = sampleRunning();
     try {
       // 100 downloads at once, each dropped after 20 to 600 ms: some mid-answer, most while queued.
-      await Promise.all(Array.from({ length: 100 }, (_, i) => hangUpAfter(`${server.base}${paths[i % 2]}`, 20 + Math.round((580 * i) / 99))));
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) => hangUpAfter(`${server.base}${paths[i % 2]}`, 20 + Math.round((580 * i) / 99))),
+      );
       const allGone = Date.now();
       await eventually(async () => (await running()) === 0, { ms: 1000, what: 'no streaming statement left' });
       expect(Date.now() - allGone).toBeLessThanOrEqual(1000);
@@ -151,7 +156,8 @@ describe('clients that hang up mid-download', () => {
   it('logs one line per client that left, with its request id and no stack', async () => {
     const logs = t.logs.filter((line) => line.includes('client closed the connection'));
     expect(logs.length).toBeGreaterThan(0);
-    for (const line of logs) expect(line).toMatch(/^\[[0-9a-f-]{36}\] GET \/v2\/(patrollerchecks|assign-list) -> 499: client closed the connection [a-z ]+$/);
+    for (const line of logs)
+      expect(line).toMatch(/^\[[0-9a-f-]{36}\] GET \/v2\/(patrollerchecks|assign-list) -> 499: client closed the connection [a-z ]+$/);
   });
 });
 
@@ -240,7 +246,10 @@ describe('STREAMS_PER_TOKEN', () => {
         const form = await agent.get('/admin/sign-in').expect(200);
         const csrf = csrfToken(form.text);
         const res = await agent.post('/admin/sign-in').type('form').send({ _csrf: csrf, username, password, next: '/admin' }).expect(303);
-        return ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('rider_equipment.sid='))!.split(';')[0];
+        return ([] as string[])
+          .concat(res.headers['set-cookie'] ?? [])
+          .find((c) => c.startsWith('rider_equipment.sid='))!
+          .split(';')[0];
       };
       const [one, two] = [await signIn(), await signIn()];
       const first = hold(`${server.base}/admin/checks.csv`, { cookie: one });
@@ -267,7 +276,9 @@ describe('STREAMS_PER_TOKEN', () => {
       expect(refused.headers['retry-after']).toBe('10');
       expect(refused.text).toContain('This address already has 1 download running');
       first.abort();
-      await eventually(async () => (await request(server.base).get('/admin/equipment/assignments.csv')).status === 200, { what: 'the place given back' });
+      await eventually(async () => (await request(server.base).get('/admin/equipment/assignments.csv')).status === 200, {
+        what: 'the place given back',
+      });
       await poolSettles(t.streamPool);
     });
   });

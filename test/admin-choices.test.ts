@@ -9,7 +9,9 @@ beforeAll(() => (t = testApp('fixture')));
 afterAll(() => t.close());
 
 const chips = (html: string) =>
-  [...html.matchAll(/<li><span class="chip-label">([^<]*):<\/span> <bdi>([^<]*)<\/bdi> <a href="([^"]*)">/g)].map(([, label, text, href]) => ({ label, text: text.replace(/&amp;/g, '&'), href: href.replace(/&amp;/g, '&') }));
+  [...html.matchAll(/<li><span class="chip-label">([^<]*):<\/span> <bdi>([^<]*)<\/bdi> <a href="([^"]*)">/g)].map(
+    ([, label, text, href]) => ({ label, text: text.replace(/&amp;/g, '&'), href: href.replace(/&amp;/g, '&') }),
+  );
 
 describe('the item picker', () => {
   it('offers every item in one select grouped by category, each product also as "any variation"', async () => {
@@ -31,13 +33,19 @@ describe('the item picker', () => {
   it('turns a submitted item into the ids with a 303, keeping the other filters and the list settings', async () => {
     const res = await request(t.app).get('/admin/equipment/assignments?item=10%3A12&active=1&sort=rider_id&per_page=50').expect(303);
     expect(res.headers.location).toBe('/admin/equipment/assignments?active=1&sort=rider_id&per_page=50&product_id=10&variation_id=12');
-    expect((await request(t.app).get('/admin/equipment/assignments?item=20%3A').expect(303)).headers.location).toBe('/admin/equipment/assignments?product_id=20');
-    expect((await request(t.app).get('/admin/equipment/assignments?item=&rider_id=101').expect(303)).headers.location).toBe('/admin/equipment/assignments?rider_id=101');
+    expect((await request(t.app).get('/admin/equipment/assignments?item=20%3A').expect(303)).headers.location).toBe(
+      '/admin/equipment/assignments?product_id=20',
+    );
+    expect((await request(t.app).get('/admin/equipment/assignments?item=&rider_id=101').expect(303)).headers.location).toBe(
+      '/admin/equipment/assignments?rider_id=101',
+    );
     // The exchanges' two pickers, and the CSV address, the same way.
     expect((await request(t.app).get('/admin/equipment/exchanges?item=10%3A11&new_item=10%3A12').expect(303)).headers.location).toBe(
       '/admin/equipment/exchanges?product_id=10&variation_id=11&new_product_id=10&new_variation_id=12',
     );
-    expect((await request(t.app).get('/admin/equipment/returns.csv?item=10%3A11').expect(303)).headers.location).toBe('/admin/equipment/returns.csv?product_id=10&variation_id=11');
+    expect((await request(t.app).get('/admin/equipment/returns.csv?item=10%3A11').expect(303)).headers.location).toBe(
+      '/admin/equipment/returns.csv?product_id=10&variation_id=11',
+    );
   });
 
   it('shows the ids of the URL as the selected item, and as a chip by name', async () => {
@@ -45,14 +53,20 @@ describe('the item picker', () => {
     expect(html).toContain('<option value="10:12" selected>Helmet / L</option>');
     expect(chips(html)).toEqual([{ label: 'Item', text: 'Helmet / L', href: '/admin/equipment/assignments' }]);
     // A variation alone, as the API allows, selects its item too.
-    expect((await request(t.app).get('/admin/equipment/returns?variation_id=11').expect(200)).text).toContain('<option value="10:11" selected>Helmet / M</option>');
+    expect((await request(t.app).get('/admin/equipment/returns?variation_id=11').expect(200)).text).toContain(
+      '<option value="10:11" selected>Helmet / M</option>',
+    );
   });
 });
 
 describe('names where ids go', () => {
   it('takes a rider or patroller name that matches exactly one person, any letter case, as the ID', async () => {
-    expect((await request(t.app).get('/admin/checks?rider_id=ahmed&3pl=Swift%20%26%20Co').expect(303)).headers.location).toBe('/admin/checks?rider_id=101&3pl=Swift+%26+Co');
-    expect((await request(t.app).get('/admin/checks?tpatroller_id=patroller%20two').expect(303)).headers.location).toBe('/admin/checks?tpatroller_id=2');
+    expect((await request(t.app).get('/admin/checks?rider_id=ahmed&3pl=Swift%20%26%20Co').expect(303)).headers.location).toBe(
+      '/admin/checks?rider_id=101&3pl=Swift+%26+Co',
+    );
+    expect((await request(t.app).get('/admin/checks?tpatroller_id=patroller%20two').expect(303)).headers.location).toBe(
+      '/admin/checks?tpatroller_id=2',
+    );
   });
 
   it('says when a name fits several people, and keeps what was typed', async () => {
@@ -64,13 +78,39 @@ describe('names where ids go', () => {
 
 describe('the chips of the filters in force', () => {
   it('name each filter, people by name and ID, and link to the list without it', async () => {
-    const html = (await request(t.app).get('/admin/checks?rider_id=101&tpatroller_id=1&3pl=Swift%20%26%20Co&is_validation=1&check_date_from=2024-01-01&sort=id&per_page=50&page=2').expect(200)).text;
+    const html = (
+      await request(t.app)
+        .get(
+          '/admin/checks?rider_id=101&tpatroller_id=1&3pl=Swift%20%26%20Co&is_validation=1&check_date_from=2024-01-01&sort=id&per_page=50&page=2',
+        )
+        .expect(200)
+    ).text;
     expect(chips(html)).toEqual([
-      { label: 'Patroller', text: 'Patroller One (1)', href: '/admin/checks?rider_id=101&3pl=Swift+%26+Co&is_validation=1&check_date_from=2024-01-01&sort=id&per_page=50' },
-      { label: 'Rider', text: 'Ahmed Khan (101)', href: '/admin/checks?tpatroller_id=1&3pl=Swift+%26+Co&is_validation=1&check_date_from=2024-01-01&sort=id&per_page=50' },
-      { label: 'Checked from', text: '2024-01-01', href: '/admin/checks?rider_id=101&tpatroller_id=1&3pl=Swift+%26+Co&is_validation=1&sort=id&per_page=50' },
-      { label: 'ID valid', text: 'Passed', href: '/admin/checks?rider_id=101&tpatroller_id=1&3pl=Swift+%26+Co&check_date_from=2024-01-01&sort=id&per_page=50' },
-      { label: '3PL', text: 'Swift & Co', href: '/admin/checks?rider_id=101&tpatroller_id=1&is_validation=1&check_date_from=2024-01-01&sort=id&per_page=50' },
+      {
+        label: 'Patroller',
+        text: 'Patroller One (1)',
+        href: '/admin/checks?rider_id=101&3pl=Swift+%26+Co&is_validation=1&check_date_from=2024-01-01&sort=id&per_page=50',
+      },
+      {
+        label: 'Rider',
+        text: 'Ahmed Khan (101)',
+        href: '/admin/checks?tpatroller_id=1&3pl=Swift+%26+Co&is_validation=1&check_date_from=2024-01-01&sort=id&per_page=50',
+      },
+      {
+        label: 'Checked from',
+        text: '2024-01-01',
+        href: '/admin/checks?rider_id=101&tpatroller_id=1&3pl=Swift+%26+Co&is_validation=1&sort=id&per_page=50',
+      },
+      {
+        label: 'ID valid',
+        text: 'Passed',
+        href: '/admin/checks?rider_id=101&tpatroller_id=1&3pl=Swift+%26+Co&check_date_from=2024-01-01&sort=id&per_page=50',
+      },
+      {
+        label: '3PL',
+        text: 'Swift & Co',
+        href: '/admin/checks?rider_id=101&tpatroller_id=1&is_validation=1&check_date_from=2024-01-01&sort=id&per_page=50',
+      },
     ]);
   });
 
@@ -94,12 +134,16 @@ describe('GET /admin/lookup/riders', () => {
       { value: '103', label: 'Omar "O" Neil (103) · O\'Neil "Quick" Riders' },
       { value: '102', label: 'Sara Ali (102) · 100%_Express' },
     ]);
-    expect((await request(t.app).get('/admin/lookup/riders?q=104').expect(200)).body).toEqual([{ value: '104', label: 'محمد علي (104) · توصيل سريع' }]);
+    expect((await request(t.app).get('/admin/lookup/riders?q=104').expect(200)).body).toEqual([
+      { value: '104', label: 'محمد علي (104) · توصيل سريع' },
+    ]);
   });
 
   it('answers nothing for one letter, and a problem for a bad query', async () => {
     expect((await request(t.app).get('/admin/lookup/riders?q=a').expect(200)).body).toEqual([]);
-    const bad = await request(t.app).get(`/admin/lookup/riders?q=${'x'.repeat(256)}`).expect(400);
+    const bad = await request(t.app)
+      .get(`/admin/lookup/riders?q=${'x'.repeat(256)}`)
+      .expect(400);
     expect(bad.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(bad.body.errors.q[0]).toMatch(/at most 255 characters/);
   });

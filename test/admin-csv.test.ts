@@ -32,8 +32,12 @@ describe('CSV downloads on the fixture', () => {
   });
 
   it('writes each list with its own filters: assignments held now, riders with their items, exchanges', async () => {
-    const assignments = (await request(t.app).get('/admin/equipment/assignments.csv?active=1&3pl=Swift%20%26%20Co').expect(200)).text.split('\n');
-    expect(assignments[0]).toBe(`${BOM}Assigned at,Rider ID,Rider,3PL,Item,Product ID,Variation ID,Assign type,Record,Assigned by,Returned at`);
+    const assignments = (await request(t.app).get('/admin/equipment/assignments.csv?active=1&3pl=Swift%20%26%20Co').expect(200)).text.split(
+      '\n',
+    );
+    expect(assignments[0]).toBe(
+      `${BOM}Assigned at,Rider ID,Rider,3PL,Item,Product ID,Variation ID,Assign type,Record,Assigned by,Returned at`,
+    );
     expect(assignments.slice(1, -1)).toEqual([
       '2024-08-01 00:00:00,9007199254740993,Big Id Rider,Swift & Co,Helmet / L,10,12,Physical,From an exchange,Store Keeper,Held now',
       '2024-06-10 09:30:00,101,Ahmed Khan,Swift & Co,Helmet / L,10,12,Physical,From an exchange,Store Keeper,Held now',
@@ -45,7 +49,9 @@ describe('CSV downloads on the fixture', () => {
       '101,Ahmed Khan,Swift & Co,AE,2,1,Delivery Bag / Large Box (held since 2024-05-01); Helmet / L (held since 2024-06-10); Helmet / M (returned 2024-06-10)',
     ]);
     const exchanges = (await request(t.app).get('/admin/equipment/exchanges.csv?replacement_type=Accident').expect(200)).text.split('\n');
-    expect(exchanges[1]).toBe('2024-08-01 00:00:00,9007199254740993,Big Id Rider,Swift & Co,Helmet / L,10,12,Helmet / L,10,12,تلف,Accident,Store Keeper');
+    expect(exchanges[1]).toBe(
+      '2024-08-01 00:00:00,9007199254740993,Big Id Rider,Swift & Co,Helmet / L,10,12,Helmet / L,10,12,تلف,Accident,Store Keeper',
+    );
   });
 
   it("downloads a country's questionnaire one answer a row, Arabic kept as written", async () => {
@@ -66,7 +72,9 @@ describe('CSV downloads on the fixture', () => {
 
   it('writes the header alone when nothing matches', async () => {
     const res = await request(t.app).get('/admin/equipment/exchanges.csv?rider_id=107').expect(200);
-    expect(res.text).toBe(`${BOM}Exchanged at,Rider ID,Rider,3PL,Gave back,Old product ID,Old variation ID,Received,New product ID,New variation ID,Exchange type,Replacement,Processed by\n`);
+    expect(res.text).toBe(
+      `${BOM}Exchanged at,Rider ID,Rider,3PL,Gave back,Old product ID,Old variation ID,Received,New product ID,New variation ID,Exchange type,Replacement,Processed by\n`,
+    );
   });
 });
 

@@ -19,7 +19,9 @@ describe('an invalid filter value', () => {
     ['/admin/checks', 'tpatroller_id', '0'],
     ['/admin/equipment/riders', 'rider_id', '-1'],
   ])('on %s (%s=%s) is a 400 with the message beside the field and the form otherwise whole', async (path, name, value) => {
-    const res = await request(t.app).get(`${path}?${name}=${encodeURIComponent(value)}`).expect(400);
+    const res = await request(t.app)
+      .get(`${path}?${name}=${encodeURIComponent(value)}`)
+      .expect(400);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(fieldError(res.text, name)).toBe(`“${value}” ${BIGINT_RULE}`);
     expect(res.text).toContain(`name="${name}" type="text" value="${value}"`);
@@ -33,7 +35,9 @@ describe('an invalid filter value', () => {
     ['/admin/equipment/returns', 'variation_id', '99999999999999999999', 'item'],
     ['/admin/equipment/exchanges', 'new_product_id', '1e3', 'new_item'],
   ])('on %s (%s=%s) is a 400 with the message beside the item picker that stands for it', async (path, name, value, picker) => {
-    const res = await request(t.app).get(`${path}?${name}=${encodeURIComponent(value)}`).expect(400);
+    const res = await request(t.app)
+      .get(`${path}?${name}=${encodeURIComponent(value)}`)
+      .expect(400);
     expect(fieldError(res.text, picker)).toBe(`${name} “${value}” ${BIGINT_RULE}`);
     expect(res.text).toContain(`<select id="f-${picker}" name="${picker}" aria-invalid="true" aria-describedby="f-${picker}-error">`);
     expect(res.text).toContain('Nothing is listed until the filters are fixed.');
@@ -41,7 +45,9 @@ describe('an invalid filter value', () => {
 
   it('takes a name where an ID goes only when exactly one person has it, else says so beside the field', async () => {
     const none = await request(t.app).get('/admin/checks?rider_id=Nobody%20Here').expect(400);
-    expect(fieldError(none.text, 'rider_id')).toBe('“Nobody Here” no rider is named “Nobody Here”; give a name from the suggestions, or the ID');
+    expect(fieldError(none.text, 'rider_id')).toBe(
+      '“Nobody Here” no rider is named “Nobody Here”; give a name from the suggestions, or the ID',
+    );
     // A 3PL name from an old link stays selected, and says why nothing matches it.
     const company = await request(t.app).get('/admin/checks?3pl=Swift').expect(200);
     expect(company.text).toContain('<option value="Swift" selected>Swift (no 3PL of this name)</option>');
@@ -66,7 +72,9 @@ describe('an invalid filter value', () => {
   it('rejects a closed-set value, an unknown sort, a page size off the list and an unknown name', async () => {
     const bad = async (query: string) => (await request(t.app).get(`/admin/equipment/exchanges?${query}`).expect(400)).text;
     expect(fieldError(await bad('replacement_type=lost'), 'replacement_type')).toBe('“lost” must be one of: Lost, Accident, Exchange');
-    expect(await bad('sort=e.id%3B%20DROP%20TABLE%20riders')).toContain('sort must be one of: exchanged_at, rider_id, 3pl, exchange_type, replacement_type');
+    expect(await bad('sort=e.id%3B%20DROP%20TABLE%20riders')).toContain(
+      'sort must be one of: exchanged_at, rider_id, 3pl, exchange_type, replacement_type',
+    );
     expect(await bad('per_page=1000')).toContain('per_page must be one of: 25, 50, 100');
     expect(await bad('page=0')).toContain('page must be a whole number from 1 to 1000000');
     expect(await bad('rider=101')).toContain('rider is not a known parameter; accepted parameters are: rider_id, 3pl,');
@@ -81,9 +89,22 @@ describe('an invalid filter value', () => {
   });
 
   it('on the home page, search and questionnaire is a 400 beside its field as well', async () => {
-    expect(fieldError((await request(t.app).get('/admin?as_of=2024-13-01').expect(400)).text, 'as_of')).toBe('“2024-13-01” must be a real calendar day written YYYY-MM-DD');
-    expect(fieldError((await request(t.app).get(`/admin/search?q=${'x'.repeat(256)}`).expect(400)).text, 'q')).toMatch(/must be at most 255 characters/);
-    expect(fieldError((await request(t.app).get('/admin/questionnaire?country_id=AE').expect(400)).text, 'country_id')).toBe(`“AE” ${BIGINT_RULE}`);
+    expect(fieldError((await request(t.app).get('/admin?as_of=2024-13-01').expect(400)).text, 'as_of')).toBe(
+      '“2024-13-01” must be a real calendar day written YYYY-MM-DD',
+    );
+    expect(
+      fieldError(
+        (
+          await request(t.app)
+            .get(`/admin/search?q=${'x'.repeat(256)}`)
+            .expect(400)
+        ).text,
+        'q',
+      ),
+    ).toMatch(/must be at most 255 characters/);
+    expect(fieldError((await request(t.app).get('/admin/questionnaire?country_id=AE').expect(400)).text, 'country_id')).toBe(
+      `“AE” ${BIGINT_RULE}`,
+    );
   });
 });
 
@@ -105,7 +126,9 @@ describe('the error pages', () => {
     const logs: string[] = [];
     const empty = createPool(process.env.TEST_ADMIN_URL!, t.config);
     try {
-      const app = express().use(requestId).use('/admin', createAdminRouter({ pool: empty, log: (m) => logs.push(m) }));
+      const app = express()
+        .use(requestId)
+        .use('/admin', createAdminRouter({ pool: empty, log: (m) => logs.push(m) }));
       const res = await request(app).get('/admin/checks').set('X-Request-Id', 'req-500-test').expect(500);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text).toContain('<code class="request-id">req-500-test</code>');
@@ -122,7 +145,9 @@ describe('the error pages', () => {
     const logs: string[] = [];
     const down = createPool(`postgres://postgres@127.0.0.1:${await freePort()}/postgres`, t.config);
     try {
-      const app = express().use(requestId).use('/admin', createAdminRouter({ pool: down, log: (m) => logs.push(m) }));
+      const app = express()
+        .use(requestId)
+        .use('/admin', createAdminRouter({ pool: down, log: (m) => logs.push(m) }));
       const res = await request(app).get('/admin').set('X-Request-Id', 'req-503-test').expect(503);
       expect(res.headers['retry-after']).toBe('5');
       expect(res.text).toContain('The database is not answering; try again shortly.');
@@ -136,9 +161,23 @@ describe('the error pages', () => {
 });
 
 describe('content security', () => {
-  const pages = ['/admin', '/admin?as_of=2024-06-01', '/admin/attention', '/admin/checks', '/admin/checks?rider_id=x', '/admin/checks/9001', '/admin/checks/9002',
-    '/admin/equipment/assignments', '/admin/equipment/riders', '/admin/equipment/returns', '/admin/equipment/exchanges',
-    '/admin/riders/101', '/admin/search?q=a', '/admin/questionnaire?country_id=1', '/admin/nope'];
+  const pages = [
+    '/admin',
+    '/admin?as_of=2024-06-01',
+    '/admin/attention',
+    '/admin/checks',
+    '/admin/checks?rider_id=x',
+    '/admin/checks/9001',
+    '/admin/checks/9002',
+    '/admin/equipment/assignments',
+    '/admin/equipment/riders',
+    '/admin/equipment/returns',
+    '/admin/equipment/exchanges',
+    '/admin/riders/101',
+    '/admin/search?q=a',
+    '/admin/questionnaire?country_id=1',
+    '/admin/nope',
+  ];
 
   it.each(pages)('%s has a strict CSP, no inline script and no inline event handlers', async (path) => {
     const res = await request(t.app).get(path);
@@ -149,7 +188,9 @@ describe('content security', () => {
     // At most the site's own suggestions script, on pages with a rider field; nothing inline.
     const scripts = res.text.match(/<script\b[^>]*>[^<]*<\/script>/gi) ?? [];
     expect(res.text.match(/<script\b/gi) ?? []).toHaveLength(scripts.length);
-    expect(new Set(scripts)).toEqual(new Set(res.text.includes('data-lookup=') ? ['<script src="/admin/assets/lookup.js" defer></script>'] : []));
+    expect(new Set(scripts)).toEqual(
+      new Set(res.text.includes('data-lookup=') ? ['<script src="/admin/assets/lookup.js" defer></script>'] : []),
+    );
     expect(res.text).not.toMatch(/\son[a-z]+\s*=/i);
     expect(res.text).not.toMatch(/\sstyle\s*=/i);
     expect(res.text).not.toMatch(/https?:\/\/(?!img\.test\/)/); // nothing from other hosts but the data's own image links

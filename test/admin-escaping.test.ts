@@ -64,8 +64,27 @@ afterAll(async () => {
 });
 
 // The data's markup, as it would appear if it reached the page unescaped.
-const RAW_MARKUP = ['<script>alert', '<img src=x', '<svg onload', '<b>Emirates', '<b>Evil', '<i>Helmet', '<u>Helmets', '</td><td>M',
-  '<marquee>', '<blink>', '<h1>Question</h1>', 'TEXT<br>', '<em>Cat', '<b>Yes', '<b>نعم', '<a>', '<x>', '<b>Good', 'href="javascript'];
+const RAW_MARKUP = [
+  '<script>alert',
+  '<img src=x',
+  '<svg onload',
+  '<b>Emirates',
+  '<b>Evil',
+  '<i>Helmet',
+  '<u>Helmets',
+  '</td><td>M',
+  '<marquee>',
+  '<blink>',
+  '<h1>Question</h1>',
+  'TEXT<br>',
+  '<em>Cat',
+  '<b>Yes',
+  '<b>نعم',
+  '<a>',
+  '<x>',
+  '<b>Good',
+  'href="javascript',
+];
 
 describe('data that holds markup', () => {
   it.each([
@@ -114,6 +133,8 @@ describe('data that holds markup', () => {
 
   it('keeps the CSV as data: the name as written, quoted by the CSV rules only', async () => {
     const csv = (await request(app).get('/admin/checks.csv').expect(200)).text.split('\n');
-    expect(csv[1]).toBe('1,2024-05-02 10:00:00,1,<script>alert(1)</script>,<b>Evil & Co</b>,1,<img src=x onerror=alert(2)>,Failed,Passed,Passed,1,1');
+    expect(csv[1]).toBe(
+      '1,2024-05-02 10:00:00,1,<script>alert(1)</script>,<b>Evil & Co</b>,1,<img src=x onerror=alert(2)>,Failed,Passed,Passed,1,1',
+    );
   });
 });

@@ -26,7 +26,20 @@ describe('patrol checks list', () => {
       ['9003', '2024-06-01 00:00:00', '104', 'محمد علي', 'توصيل سريع', '1', 'Patroller One', 'Passed', 'Failed', 'Passed', '1', '1'],
       ['9002', '2024-05-31 23:59:59', '102', 'Sara Ali', '100%_Express', '2', 'Patroller Two', 'Failed', 'Passed', 'Failed', '-3', '0'],
       ['9001', '2024-05-01 00:00:00', '101', 'Ahmed Khan', 'Swift & Co', '1', 'Patroller One', 'Passed', 'Passed', 'Passed', '0', '2'],
-      ['9004', '2024-04-30 23:59:59', '9007199254740993', 'Big Id Rider', 'Swift & Co', '9007199254740995', 'Patroller Big', 'Failed', 'Failed', 'Failed', '', '0'],
+      [
+        '9004',
+        '2024-04-30 23:59:59',
+        '9007199254740993',
+        'Big Id Rider',
+        'Swift & Co',
+        '9007199254740995',
+        'Patroller Big',
+        'Failed',
+        'Failed',
+        'Failed',
+        '',
+        '0',
+      ],
     ]);
     expect(text(html)).toContain('4 patrol checks; showing 1–4.');
   });
@@ -46,7 +59,10 @@ describe('patrol checks list', () => {
   ])('applies %s', async (query, ids) => {
     const html = await page(`/admin/checks?${query}`);
     expect(column(html, 0)).toEqual(ids);
-    if (ids.length) expect(text(html)).toContain(`${ids.length} patrol check${ids.length === 1 ? '' : 's'} match${ids.length === 1 ? 'es' : ''} these filters`);
+    if (ids.length)
+      expect(text(html)).toContain(
+        `${ids.length} patrol check${ids.length === 1 ? '' : 's'} match${ids.length === 1 ? 'es' : ''} these filters`,
+      );
   });
 
   it('says plainly when nothing matches, and offers to clear the filters', async () => {
@@ -95,7 +111,9 @@ describe('patrol checks list', () => {
       ['2', 'Patroller Two'],
     ]);
     // Riders are many: suggested as one types, from the lookup, by the site's own script.
-    expect(html).toMatch(/<input id="f-rider_id" name="rider_id" type="text" value="" inputmode="numeric" list="rider-suggestions" data-lookup="\/admin\/lookup\/riders" placeholder="Name or ID"/);
+    expect(html).toMatch(
+      /<input id="f-rider_id" name="rider_id" type="text" value="" inputmode="numeric" list="rider-suggestions" data-lookup="\/admin\/lookup\/riders" placeholder="Name or ID"/,
+    );
     expect(html).toContain('<script src="/admin/assets/lookup.js" defer></script>');
   });
 
@@ -114,14 +132,29 @@ describe('patrol checks list', () => {
 describe('equipment lists', () => {
   it('lists assignments with the filters of /v2/assign-list plus held now or returned', async () => {
     expect(column(await page('/admin/equipment/assignments?active=1&sort=assigned_at&dir=asc'), 2)).toEqual([
-      'محمد علي', 'Ahmed Khan', 'Sara Ali', 'Ahmed Khan', 'Lee Park', 'Lee Park', 'Nadia Noor', 'Big Id Rider',
+      'محمد علي',
+      'Ahmed Khan',
+      'Sara Ali',
+      'Ahmed Khan',
+      'Lee Park',
+      'Lee Park',
+      'Nadia Noor',
+      'Big Id Rider',
     ]);
     const returned = rows(await page('/admin/equipment/assignments?active=0&rider_id=101'));
-    expect(returned).toEqual([['2024-05-01 00:00:00', '101', 'Ahmed Khan', 'Swift & Co', 'Helmet / M', 'Manual', 'Assigned', 'Store Keeper', '2024-06-10 09:30:00']]);
-    expect(column(await page('/admin/equipment/assignments?assign_type=1&product_id=10&sort=assigned_at&dir=asc'), 4)).toEqual(['Helmet / M', 'Helmet / L', 'Helmet / M', 'Helmet / L', 'Helmet / L']);
-    expect(column(await page('/admin/equipment/assignments?assign_date_from=2024-05-01&assign_date_to=2024-05-01&sort=assigned_at&dir=asc'), 0)).toEqual([
-      '2024-05-01 00:00:00', '2024-05-01 23:59:59',
+    expect(returned).toEqual([
+      ['2024-05-01 00:00:00', '101', 'Ahmed Khan', 'Swift & Co', 'Helmet / M', 'Manual', 'Assigned', 'Store Keeper', '2024-06-10 09:30:00'],
     ]);
+    expect(column(await page('/admin/equipment/assignments?assign_type=1&product_id=10&sort=assigned_at&dir=asc'), 4)).toEqual([
+      'Helmet / M',
+      'Helmet / L',
+      'Helmet / M',
+      'Helmet / L',
+      'Helmet / L',
+    ]);
+    expect(
+      column(await page('/admin/equipment/assignments?assign_date_from=2024-05-01&assign_date_to=2024-05-01&sort=assigned_at&dir=asc'), 0),
+    ).toEqual(['2024-05-01 00:00:00', '2024-05-01 23:59:59']);
   });
 
   it('lists riders with the equipment the filters keep (the /v2/rider-equipment-list view)', async () => {
@@ -129,7 +162,11 @@ describe('equipment lists', () => {
     expect(all.map((row) => row[0])).toEqual(['101', '102', '103', '104', '105', '106', '9007199254740993']);
     const returned = rows(await page('/admin/equipment/riders?active=0'));
     expect(returned.map((row) => [row[0], row[4], row[5]])).toEqual([
-      ['101', '0', '1'], ['102', '0', '1'], ['103', '0', '1'], ['104', '0', '1'], ['9007199254740993', '0', '1'],
+      ['101', '0', '1'],
+      ['102', '0', '1'],
+      ['103', '0', '1'],
+      ['104', '0', '1'],
+      ['9007199254740993', '0', '1'],
     ]);
     expect(returned[0][6]).toBe('Helmet / M – returned 2024-06-10');
     const held = rows(await page('/admin/equipment/riders?3pl_name=Swift%20%26%20Co&active=1'));
@@ -141,14 +178,36 @@ describe('equipment lists', () => {
 
   it('lists returns and exchanges with their filters', async () => {
     expect(rows(await page('/admin/equipment/returns'))).toEqual([
-      ['2024-05-31 23:59:59', '103', 'Omar "O" Neil', 'O\'Neil "Quick" Riders', 'Delivery Bag / Large Box', '2024-05-15 12:00:00', 'Good', 'Store Keeper'],
+      [
+        '2024-05-31 23:59:59',
+        '103',
+        'Omar "O" Neil',
+        'O\'Neil "Quick" Riders',
+        'Delivery Bag / Large Box',
+        '2024-05-15 12:00:00',
+        'Good',
+        'Store Keeper',
+      ],
       ['2024-05-02 00:00:00', '102', 'Sara Ali', '100%_Express', 'Helmet / M', '2024-04-30 23:59:59', 'Damaged', 'Hub Manager'],
     ]);
     expect(column(await page('/admin/equipment/returns?return_condition=Damaged'), 1)).toEqual(['102']);
     expect(rows(await page('/admin/equipment/exchanges?replacement_type=Accident'))).toEqual([
-      ['2024-08-01 00:00:00', '9007199254740993', 'Big Id Rider', 'Swift & Co', 'Helmet / L', 'Helmet / L', 'تلف', 'Accident', 'Store Keeper'],
+      [
+        '2024-08-01 00:00:00',
+        '9007199254740993',
+        'Big Id Rider',
+        'Swift & Co',
+        'Helmet / L',
+        'Helmet / L',
+        'تلف',
+        'Accident',
+        'Store Keeper',
+      ],
     ]);
-    expect(column(await page('/admin/equipment/exchanges?new_variation_id=12&sort=exchanged_at&dir=asc'), 1)).toEqual(['101', '9007199254740993']);
+    expect(column(await page('/admin/equipment/exchanges?new_variation_id=12&sort=exchanged_at&dir=asc'), 1)).toEqual([
+      '101',
+      '9007199254740993',
+    ]);
   });
 
   it('shows the equipment lists as tabs, the current one marked', async () => {
@@ -195,7 +254,9 @@ describe('one rider', () => {
     const html = await page('/admin/riders/101');
     expect(text(html)).toContain('Ahmed Khan');
     expect(rows(html).map((row) => row[0])).toEqual(['Helmet / L', 'Delivery Bag / Large Box']);
-    const timeline = [...html.matchAll(/<time datetime="[^"]+">([^<]+)<\/time>\s*<span class="kind">([^<]+)<\/span>/g)].map(([, at, kind]) => `${at} ${kind}`);
+    const timeline = [...html.matchAll(/<time datetime="[^"]+">([^<]+)<\/time>\s*<span class="kind">([^<]+)<\/span>/g)].map(
+      ([, at, kind]) => `${at} ${kind}`,
+    );
     expect(timeline).toEqual([
       '2024-06-10 09:30:00 Assigned',
       '2024-06-10 09:30:00 Exchanged',
@@ -221,7 +282,9 @@ describe('rider search', () => {
   it('goes straight to the rider for an id', async () => {
     const res = await request(t.app).get('/admin/search?q=%20101%20').expect(303);
     expect(res.headers.location).toBe('/admin/riders/101');
-    expect((await request(t.app).get('/admin/search?q=9007199254740993').expect(303)).headers.location).toBe('/admin/riders/9007199254740993');
+    expect((await request(t.app).get('/admin/search?q=9007199254740993').expect(303)).headers.location).toBe(
+      '/admin/riders/9007199254740993',
+    );
   });
 
   it('finds riders by part of the name in any letter case or script, % and _ taken literally', async () => {
@@ -244,14 +307,18 @@ describe('questionnaire', () => {
   it("shows a country's questions with answers, scores, jump and skip, Arabic right to left", async () => {
     const html = await page('/admin/questionnaire?country_id=1');
     expect(html.match(/<section class="question" id="q-(\d+)"/g)).toEqual([
-      '<section class="question" id="q-301"', '<section class="question" id="q-302"', '<section class="question" id="q-303"',
+      '<section class="question" id="q-301"',
+      '<section class="question" id="q-302"',
+      '<section class="question" id="q-303"',
     ]);
     expect(html).toContain('<span dir="rtl" lang="ar">نعم</span>');
     expect(text(html)).toContain('No لا -3 #303 #302'); // "No" jumps to 303 and skips 302
     expect(html).toContain('<a href="#q-303">#303</a>');
     expect(text(html)).toContain('No choices: the patroller answers freely with a photo.');
     // Skips may name questions of no questionnaire; they stay plain text.
-    expect(text(await page('/admin/questionnaire?country_id=2'))).toContain('#305 (not in this questionnaire), #306 (not in this questionnaire)');
+    expect(text(await page('/admin/questionnaire?country_id=2'))).toContain(
+      '#305 (not in this questionnaire), #306 (not in this questionnaire)',
+    );
   });
 
   it('lists the countries to choose from', async () => {

@@ -40,7 +40,11 @@ describe('a supervisor limited to one 3PL', () => {
     await request(app).get('/admin/checks/9002').expect(404);
     await request(app).get('/admin/riders/101').expect(200);
     expect((await request(app).get('/admin/search?q=102').expect(200)).text).toContain('No rider matches');
-    expect([...new Set(ids((await request(app).get('/admin/search?q=e').expect(200)).text, 'riders'))]).toEqual(['101', '9007199254740993', '107']);
+    expect([...new Set(ids((await request(app).get('/admin/search?q=e').expect(200)).text, 'riders'))]).toEqual([
+      '101',
+      '9007199254740993',
+      '107',
+    ]);
   });
 
   it('gets downloads, figures and choices of its own 3PL only', async () => {
@@ -48,7 +52,9 @@ describe('a supervisor limited to one 3PL', () => {
     expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(['9001', '9004']);
     const home = (await request(app).get('/admin?as_of=2024-06-01').expect(200)).text;
     expect(home).toMatch(/<span class="figure">3<\/span> <span class="what">items held now/);
-    expect(home).toMatch(/<span class="figure">2<\/span> <span class="what">riders holding equipment<\/span><\/a><p class="sub">of 3 riders/);
+    expect(home).toMatch(
+      /<span class="figure">2<\/span> <span class="what">riders holding equipment<\/span><\/a><p class="sub">of 3 riders/,
+    );
     const form = (await request(app).get('/admin/checks').expect(200)).text;
     expect(optionsOf(form, 'select#f-3pl').map(([value]) => value)).toEqual(['', 'Swift & Co']);
     // Patrollers who checked this 3PL's riders; riders looked up within it.

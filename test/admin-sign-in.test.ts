@@ -14,13 +14,17 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const csrfOf = csrfToken;
-const cookieOf = (res: request.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('rider_equipment.sid='));
+const cookieOf = (res: request.Response) =>
+  ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('rider_equipment.sid='));
 
 /** Signs in with an agent that keeps cookies; returns the agent and the sign-in answer. */
 async function signIn(app = t.app, user = username, pass = password, next = '/admin') {
   const agent = request.agent(app);
   const form = await agent.get(`/admin/sign-in?next=${encodeURIComponent(next)}`).expect(200);
-  const res = await agent.post('/admin/sign-in').type('form').send({ _csrf: csrfOf(form.text), username: user, password: pass, next });
+  const res = await agent
+    .post('/admin/sign-in')
+    .type('form')
+    .send({ _csrf: csrfOf(form.text), username: user, password: pass, next });
   return { agent, res, before: cookieOf(form) };
 }
 
@@ -48,7 +52,10 @@ describe('supervisor sign-in', () => {
   });
 
   it('refuses a wrong password and an unknown user with the same message', async () => {
-    for (const [user, pass] of [[username, 'wrong password!'], ['nobody-here', password]]) {
+    for (const [user, pass] of [
+      [username, 'wrong password!'],
+      ['nobody-here', password],
+    ]) {
       const { res } = await signIn(t.app, user, pass);
       expect(res.status).toBe(401);
       expect(res.text).toContain('Wrong username or password.');
@@ -75,7 +82,9 @@ describe('supervisor sign-in', () => {
 
   it('ends a session after the idle timeout, and after the absolute one even when active', async () => {
     const idle = await signIn();
-    await t.pool.query("UPDATE access.sessions SET expire = now() - interval '1 second' WHERE sess->'supervisor'->>'username' = $1", [username]);
+    await t.pool.query("UPDATE access.sessions SET expire = now() - interval '1 second' WHERE sess->'supervisor'->>'username' = $1", [
+      username,
+    ]);
     expect((await idle.agent.get('/admin')).status).toBe(303);
 
     const old = await signIn();
@@ -125,8 +134,11 @@ describe('supervisor sign-in', () => {
       // The test speaks plain HTTP to the app, as the proxy would; a Secure cookie is passed on by hand.
       const form = await request(proxied.app).get('/admin/sign-in').set('X-Forwarded-Proto', 'https').expect(200);
       expect(cookieOf(form)).toMatch(/; Secure/);
-      const res = await request(proxied.app).post('/admin/sign-in').set('X-Forwarded-Proto', 'https')
-        .set('Cookie', cookieOf(form)!.split(';')[0]).type('form')
+      const res = await request(proxied.app)
+        .post('/admin/sign-in')
+        .set('X-Forwarded-Proto', 'https')
+        .set('Cookie', cookieOf(form)!.split(';')[0])
+        .type('form')
         .send({ _csrf: csrfOf(form.text), username, password, next: '/admin' });
       expect(res.status).toBe(303);
       expect(cookieOf(res)).toMatch(/; Secure/);

@@ -8,6 +8,7 @@ afterAll(() => t.close());
 
 // The fixture's assignments, written out by hand:
 // rider, 3PL, product, product name, variation, variation name, assigned, assigned by, type, returned.
+// eslint-disable-next-line no-loss-of-precision -- the rounding is what this constant stands for
 const BIG = 9007199254740993; // parses to 2^53; the exact text is checked separately
 const fixture: Record<number, [number, string, number, string, number, string, string, string, string, string | null]> = {
   1001: [101, 'Swift & Co', 10, 'Helmet', 11, 'M', '2024-05-01 00:00:00', 'Store Keeper', 'Manual', '2024-06-10 09:30:00'],
@@ -15,7 +16,18 @@ const fixture: Record<number, [number, string, number, string, number, string, s
   1003: [101, 'Swift & Co', 10, 'Helmet', 12, 'L', '2024-06-10 09:30:00', 'Store Keeper', 'Physical', null],
   1004: [102, '100%_Express', 10, 'Helmet', 11, 'M', '2024-04-30 23:59:59', 'Store Keeper', 'Manual', '2024-05-02 00:00:00'],
   1005: [102, '100%_Express', 20, 'Delivery Bag', 21, 'Large Box', '2024-05-02 00:00:00', 'Hub Manager', 'Manual', null],
-  1006: [103, 'O\'Neil "Quick" Riders', 20, 'Delivery Bag', 21, 'Large Box', '2024-05-15 12:00:00', 'Store Keeper', 'Physical', '2024-05-31 23:59:59'],
+  1006: [
+    103,
+    'O\'Neil "Quick" Riders',
+    20,
+    'Delivery Bag',
+    21,
+    'Large Box',
+    '2024-05-15 12:00:00',
+    'Store Keeper',
+    'Physical',
+    '2024-05-31 23:59:59',
+  ],
   1007: [104, 'توصيل سريع', 10, 'Helmet', 12, 'L', '2024-03-01 08:00:00', 'Hub Manager', 'Manual', '2024-04-01 10:00:00'],
   1008: [104, 'توصيل سريع', 10, 'Helmet', 11, 'M', '2024-04-01 10:00:00', 'Hub Manager', 'Physical', null],
   1009: [105, 'swift & co', 20, 'Delivery Bag', 21, 'Large Box', '2024-07-01 10:00:00', 'Store Keeper', 'Manual', null],
@@ -68,8 +80,15 @@ describe('GET /v2/assign-list', () => {
     const body = await assignList('');
     expect(body).toEqual([1007, 1008, 1004, 1001, 1002, 1005, 1006, 1003, 1009, 1013, 1010, 1011, 1012].map(assignment));
     expect(Object.keys(body[0])).toEqual([
-      'Rider ID', '3PL', 'Product ID', 'Product Name', 'Product Variation ID', 'Product Variation Name',
-      'Assign Date', 'Assignee Name', 'Assign Type',
+      'Rider ID',
+      '3PL',
+      'Product ID',
+      'Product Name',
+      'Product Variation ID',
+      'Product Variation Name',
+      'Assign Date',
+      'Assignee Name',
+      'Assign Type',
     ]);
   });
 
@@ -125,8 +144,14 @@ describe('GET /v2/riders', () => {
     expect(countRaw(res.text, 'Rider ID', '9007199254740993')).toBe(1);
     expect(Object.keys(res.body[0])).toEqual(['Rider ID', '3PL', 'Products']);
     expect(Object.keys(res.body[0].Products[0])).toEqual([
-      'Product ID', 'Product Name', 'Product Variation ID', 'Product Variation Name', 'Assign Date', 'Assigne Name',
-      'Manual Assign or Physical Assign', 'Returned at',
+      'Product ID',
+      'Product Name',
+      'Product Variation ID',
+      'Product Variation Name',
+      'Assign Date',
+      'Assigne Name',
+      'Manual Assign or Physical Assign',
+      'Returned at',
     ]);
   });
 

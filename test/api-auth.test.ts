@@ -121,7 +121,8 @@ describe('rate limits', () => {
     const limited = await testAppWithAuth('fixture', { AUTH_FAILURES_PER_MINUTE: '2' });
     try {
       const bad = `rev2_${'z'.repeat(43)}`;
-      for (let i = 0; i < 2; i++) expect((await request(limited.app).get('/v2/riders').set('Authorization', `Bearer ${bad}`)).status).toBe(401);
+      for (let i = 0; i < 2; i++)
+        expect((await request(limited.app).get('/v2/riders').set('Authorization', `Bearer ${bad}`)).status).toBe(401);
       const res = await request(limited.app).get('/v2/riders').set('Authorization', `Bearer ${bad}`);
       expectProblem(res, 429);
       expect(res.headers['retry-after']).toBeDefined();

@@ -54,7 +54,11 @@ describe('CORS_ORIGINS set', () => {
   });
 
   it('lets a listed origin read answers and their request id and limit headers, errors included', async () => {
-    const ok = await request(t.app).get('/v2/riders?rider_id=101').set('Origin', APP_ORIGIN).set('Authorization', `Bearer ${token}`).expect(200);
+    const ok = await request(t.app)
+      .get('/v2/riders?rider_id=101')
+      .set('Origin', APP_ORIGIN)
+      .set('Authorization', `Bearer ${token}`)
+      .expect(200);
     expect(ok.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
     expect(ok.headers['access-control-expose-headers']).toBe('X-Request-Id,RateLimit,RateLimit-Policy,Retry-After,WWW-Authenticate');
     expect(ok.headers.vary).toMatch(/Origin/);
@@ -66,7 +70,10 @@ describe('CORS_ORIGINS set', () => {
   it('gives an origin that is not listed no permission, and the token is still required', async () => {
     const pre = await preflight(t, 'https://evil.example.net');
     expect(pre.headers['access-control-allow-origin']).toBeUndefined();
-    const res = await request(t.app).get('/v2/riders?rider_id=101').set('Origin', 'https://evil.example.net').set('Authorization', `Bearer ${token}`);
+    const res = await request(t.app)
+      .get('/v2/riders?rider_id=101')
+      .set('Origin', 'https://evil.example.net')
+      .set('Authorization', `Bearer ${token}`);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
     await request(t.app).get('/v2/riders?rider_id=101').set('Origin', APP_ORIGIN).expect(401);
   });
@@ -80,9 +87,14 @@ describe('CORS_ORIGINS set', () => {
 describe('CORS_ORIGINS values', () => {
   it('takes origins or *, and refuses anything else at start', () => {
     expect(loadConfig({}).corsOrigins).toEqual([]);
-    expect(loadConfig({ CORS_ORIGINS: ' https://a.example.com ,http://localhost:8080' }).corsOrigins).toEqual(['https://a.example.com', 'http://localhost:8080']);
+    expect(loadConfig({ CORS_ORIGINS: ' https://a.example.com ,http://localhost:8080' }).corsOrigins).toEqual([
+      'https://a.example.com',
+      'http://localhost:8080',
+    ]);
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
-    expect(() => loadConfig({ CORS_ORIGINS: 'https://a.example.com/' })).toThrow(/CORS_ORIGINS: "https:\/\/a.example.com\/" is not an origin/);
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://a.example.com/' })).toThrow(
+      /CORS_ORIGINS: "https:\/\/a.example.com\/" is not an origin/,
+    );
     expect(() => loadConfig({ CORS_ORIGINS: 'a.example.com' })).toThrow(/is not an origin/);
     expect(() => loadConfig({ CORS_ORIGINS: '*,https://a.example.com' })).toThrow(/either \* or a list/);
   });
@@ -101,7 +113,9 @@ describe('CORS_ORIGINS values', () => {
 describe('a page of another origin in Chromium', () => {
   it('reads the API with its token when its origin is listed, and is refused when it is not', async () => {
     // The page's own server, on another port of loopback: another origin.
-    const page = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>app</title>'));
+    const page = http.createServer((_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>app</title>'),
+    );
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     const pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
     const allowed = await testAppWithAuth('fixture', { CORS_ORIGINS: pageOrigin });

@@ -66,7 +66,10 @@ describe('HTTP behaviour of /v2', () => {
 
   it('answers /health/live and /health/ready', async () => {
     expect((await request(t.app).get('/health/live').expect(200)).body).toEqual({ status: 'ok' });
-    expect((await request(t.app).get('/health/ready').expect(200)).body).toEqual({ status: 'ok', databases: [expect.objectContaining({ name: 'primary', role: 'primary', in_rotation: true, lag_ms: 0 })] });
+    expect((await request(t.app).get('/health/ready').expect(200)).body).toEqual({
+      status: 'ok',
+      databases: [expect.objectContaining({ name: 'primary', role: 'primary', in_rotation: true, lag_ms: 0 })],
+    });
   });
 });
 

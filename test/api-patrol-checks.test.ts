@@ -67,8 +67,18 @@ describe('GET /v2/patrollerchecks', () => {
       },
     ]);
     expect(Object.keys(res.body[0])).toEqual([
-      'ID', 'Rider_ID', 'Rider_name', '3PL', 'Tpatroller_ID', 'Check_date', 'ID_validation', 'License_plate',
-      'Reported_item', 'Questioner', 'Sticker_validation', 'Fake_ID_note',
+      'ID',
+      'Rider_ID',
+      'Rider_name',
+      '3PL',
+      'Tpatroller_ID',
+      'Check_date',
+      'ID_validation',
+      'License_plate',
+      'Reported_item',
+      'Questioner',
+      'Sticker_validation',
+      'Fake_ID_note',
     ]);
   });
 
@@ -121,8 +131,14 @@ describe('GET /v2/patrollerchecks', () => {
   });
 
   it.each([
-    ['1', [9001, 9003]], ['true', [9001, 9003]], ['TRUE', [9001, 9003]], ['True', [9001, 9003]],
-    ['0', [9002, 9004]], ['false', [9002, 9004]], ['FALSE', [9002, 9004]], ['fAlSe', [9002, 9004]],
+    ['1', [9001, 9003]],
+    ['true', [9001, 9003]],
+    ['TRUE', [9001, 9003]],
+    ['True', [9001, 9003]],
+    ['0', [9002, 9004]],
+    ['false', [9002, 9004]],
+    ['FALSE', [9002, 9004]],
+    ['fAlSe', [9002, 9004]],
   ])('is_validation=%s keeps the matching checks', async (literal, expected) => {
     expect(await ids(`?is_validation=${literal}`)).toEqual(expected);
   });

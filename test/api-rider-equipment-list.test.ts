@@ -83,13 +83,32 @@ describe('GET /v2/rider-equipment-list', () => {
     expect(Object.keys(res.body[0])).toEqual(['current_page', 'data', 'total', 'per_page', 'last_page']);
     expect(Object.keys(res.body[0].data[0])).toEqual(['rider_id', '3pl_name', 'country_code', 'products']);
     expect(Object.keys(res.body[0].data[0].products[0])).toEqual([
-      'equipment_id', 'variation_id', 'equipment_name', 'equipment_variation_name', 'assign_date', 'assign_type', 'return_date', 'active',
+      'equipment_id',
+      'variation_id',
+      'equipment_name',
+      'equipment_variation_name',
+      'assign_date',
+      'assign_type',
+      'return_date',
+      'active',
     ]);
   });
 
   it('pages with page and per_page, and a page past the end is empty with the true total and last_page', async () => {
-    expect(await page('?per_page=3')).toEqual({ current_page: 1, data: [all['101'], all['102'], all['103']], total: 7, per_page: 3, last_page: 3 });
-    expect(await page('?per_page=3&page=2')).toEqual({ current_page: 2, data: [all['104'], all['105'], all['106']], total: 7, per_page: 3, last_page: 3 });
+    expect(await page('?per_page=3')).toEqual({
+      current_page: 1,
+      data: [all['101'], all['102'], all['103']],
+      total: 7,
+      per_page: 3,
+      last_page: 3,
+    });
+    expect(await page('?per_page=3&page=2')).toEqual({
+      current_page: 2,
+      data: [all['104'], all['105'], all['106']],
+      total: 7,
+      per_page: 3,
+      last_page: 3,
+    });
     expect(await page('?per_page=3&page=3')).toEqual({ current_page: 3, data: [all.big], total: 7, per_page: 3, last_page: 3 });
     expect(await page('?per_page=3&page=4')).toEqual({ current_page: 4, data: [], total: 7, per_page: 3, last_page: 3 });
     expect(await page('?per_page=7')).toMatchObject({ total: 7, last_page: 1 });
@@ -99,7 +118,14 @@ describe('GET /v2/rider-equipment-list', () => {
   it('active=1 keeps only equipment still held and the riders holding some', async () => {
     expect(await page('?active=1')).toEqual({
       current_page: 1,
-      data: [entry('101', 1002, 1003), entry('102', 1005), entry('104', 1008), entry('105', 1009, 1013), entry('106', 1010), entry('9007199254740993', 1012)],
+      data: [
+        entry('101', 1002, 1003),
+        entry('102', 1005),
+        entry('104', 1008),
+        entry('105', 1009, 1013),
+        entry('106', 1010),
+        entry('9007199254740993', 1012),
+      ],
       total: 6,
       per_page: 100,
       last_page: 1,
@@ -130,9 +156,12 @@ describe('GET /v2/rider-equipment-list', () => {
     expect(countRaw(res.text, 'rider_id', '"9007199254740993"')).toBe(1);
   });
 
-  it.each(['per_page=0', 'per_page=1001', 'page=0', 'page=-1', 'page=1.5', 'per_page=abc'])('rejects %s rather than clamping it', async (query) => {
-    const res = await request(t.app).get(`/v2/rider-equipment-list?${query}`);
-    const errors = expectInvalid(res, query.split('=')[0]);
-    expect(errors[query.split('=')[0]][0]).toMatch(/^must be a whole number from 1 to/);
-  });
+  it.each(['per_page=0', 'per_page=1001', 'page=0', 'page=-1', 'page=1.5', 'per_page=abc'])(
+    'rejects %s rather than clamping it',
+    async (query) => {
+      const res = await request(t.app).get(`/v2/rider-equipment-list?${query}`);
+      const errors = expectInvalid(res, query.split('=')[0]);
+      expect(errors[query.split('=')[0]][0]).toMatch(/^must be a whole number from 1 to/);
+    },
+  );
 });

@@ -7,7 +7,15 @@ beforeAll(() => (t = testApp()));
 afterAll(() => t.close());
 
 const get = (path: string) => request(t.app).get(path);
-const endpoints = ['/patrollerchecks', '/questioner', '/riders', '/assign-list', '/product-exchanges', '/product-returns', '/rider-equipment-list'];
+const endpoints = [
+  '/patrollerchecks',
+  '/questioner',
+  '/riders',
+  '/assign-list',
+  '/product-exchanges',
+  '/product-returns',
+  '/rider-equipment-list',
+];
 
 describe('bad query parameters are a 400 problem naming the parameter', () => {
   it('answers the documented problem+json shape', async () => {
@@ -63,13 +71,21 @@ describe('bad query parameters are a 400 problem naming the parameter', () => {
     expect(res.body).toEqual([]);
   });
 
-  it.each(['2024-02-30', '2023-02-29', '2024-13-01', '2024-00-10', '20240101', '2024-060', '2024-1-01', '2024-01-01T00:00:00', '01-05-2024', 'yesterday'])(
-    'rejects the date %s',
-    async (value) => {
-      const errors = expectInvalid(await get(`/v2/patrollerchecks?check_date_from=${value}`), 'check_date_from');
-      expect(errors.check_date_from).toEqual(['must be a real calendar day written YYYY-MM-DD']);
-    },
-  );
+  it.each([
+    '2024-02-30',
+    '2023-02-29',
+    '2024-13-01',
+    '2024-00-10',
+    '20240101',
+    '2024-060',
+    '2024-1-01',
+    '2024-01-01T00:00:00',
+    '01-05-2024',
+    'yesterday',
+  ])('rejects the date %s', async (value) => {
+    const errors = expectInvalid(await get(`/v2/patrollerchecks?check_date_from=${value}`), 'check_date_from');
+    expect(errors.check_date_from).toEqual(['must be a real calendar day written YYYY-MM-DD']);
+  });
 
   it('accepts 29 February of a leap year', async () => {
     await get('/v2/patrollerchecks?check_date_from=2024-02-29').expect(200);
@@ -108,12 +124,17 @@ describe('bad query parameters are a 400 problem naming the parameter', () => {
   });
 
   it('reports every bad parameter of a request at once', async () => {
-    const errors = expectInvalid(await get('/v2/patrollerchecks?rider_id=x&is_validation=maybe&check_date_to=2024-02-30'), 'rider_id', 'is_validation', 'check_date_to');
+    const errors = expectInvalid(
+      await get('/v2/patrollerchecks?rider_id=x&is_validation=maybe&check_date_to=2024-02-30'),
+      'rider_id',
+      'is_validation',
+      'check_date_to',
+    );
     expect(errors.rider_id).toHaveLength(1);
   });
 
   it('never lets a bad value reach the database', async () => {
-    const res = await get("/v2/assign-list?rider_id=1%27%20OR%201=1--");
+    const res = await get('/v2/assign-list?rider_id=1%27%20OR%201=1--');
     expectInvalid(res, 'rider_id');
     expect(t.logs).toEqual([]);
   });

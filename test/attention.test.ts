@@ -47,7 +47,8 @@ function section(html: string, name: string) {
   const found = one(html, `section.panel.attention#${name}`);
   return { body: found.outerHTML, rows: tableRows(found) };
 }
-const page = async (app: express.Express, query = `?as_of=${AS_OF}`) => (await request(app).get(`/admin/attention${query}`).expect(200)).text;
+const page = async (app: express.Express, query = `?as_of=${AS_OF}`) =>
+  (await request(app).get(`/admin/attention${query}`).expect(200)).text;
 
 describe('the rules, as of the end of one day', () => {
   it('failing checks: riders whose last two checks each failed a validation', async () => {
@@ -72,7 +73,9 @@ describe('the rules, as of the end of one day', () => {
       ['Swift & Co', '1', '0.1', 'Yes'],
     ]);
     // Each 3PL links to its exchanges of the window.
-    expect(body).toContain('href="/admin/equipment/exchanges?3pl=Swift+%26+Co&amp;exchange_date_from=2025-01-02&amp;exchange_date_to=2025-01-31"');
+    expect(body).toContain(
+      'href="/admin/equipment/exchanges?3pl=Swift+%26+Co&amp;exchange_date_from=2025-01-02&amp;exchange_date_to=2025-01-31"',
+    );
   });
 
   it('riders not checked lately: holding equipment, no check in 60 days, never checked first', async () => {
@@ -89,9 +92,18 @@ describe('the rules, as of the end of one day', () => {
   it('counts each rule on the page and on the home page, linking to its section', async () => {
     const html = await page(t.app);
     const counts = [...html.matchAll(/<li><a href="#([a-z-]+)"><span class="figure">(\d+)<\/span>/g)].map(([, name, n]) => [name, n]);
-    expect(counts).toEqual([['failing-checks', '1'], ['overdue-items', '4'], ['losses', '2'], ['unchecked', '5']]);
+    expect(counts).toEqual([
+      ['failing-checks', '1'],
+      ['overdue-items', '4'],
+      ['losses', '2'],
+      ['unchecked', '5'],
+    ]);
     const home = (await request(t.app).get(`/admin?as_of=${AS_OF}`).expect(200)).text;
-    expect([...home.matchAll(/<li><a href="\/admin\/attention\?as_of=2025-01-31#([a-z-]+)"><span class="figure">(\d+)<\/span>/g)].map(([, name, n]) => [name, n])).toEqual(counts);
+    expect(
+      [...home.matchAll(/<li><a href="\/admin\/attention\?as_of=2025-01-31#([a-z-]+)"><span class="figure">(\d+)<\/span>/g)].map(
+        ([, name, n]) => [name, n],
+      ),
+    ).toEqual(counts);
   });
 
   it('follows its settings: with 1 failed check and 300 days unchecked', async () => {
@@ -165,7 +177,9 @@ describe('the lists as CSV, and the 3PL scope', () => {
 
 describe('a rider’s report', () => {
   const openPoints = (html: string) =>
-    one(html, 'section.open-points').querySelectorAll('li').map((li) => textOf(li));
+    one(html, 'section.open-points')
+      .querySelectorAll('li')
+      .map((li) => textOf(li));
 
   it('lists the rider’s open points as of the report’s day', async () => {
     expect(openPoints((await request(t.app).get(`/admin/riders/105/report?as_of=${AS_OF}`).expect(200)).text)).toEqual([
@@ -177,7 +191,9 @@ describe('a rider’s report', () => {
       'Lost exchange of Helmet / M on 2025-01-15.',
       'Holds equipment and was last checked on 2024-04-30.',
     ]);
-    expect(openPoints((await request(t.app).get(`/admin/riders/107/report?as_of=${AS_OF}`).expect(200)).text)).toEqual(['Holds equipment and has never been checked.']);
+    expect(openPoints((await request(t.app).get(`/admin/riders/107/report?as_of=${AS_OF}`).expect(200)).text)).toEqual([
+      'Holds equipment and has never been checked.',
+    ]);
   });
 
   it('says there are none for a rider with nothing open', async () => {

@@ -54,10 +54,22 @@ describe('stored Questioner arrays', () => {
                           VALUES (9001, 0, 304, '"Clean"', NULL, 1)`);
       const afterInsert = await stored(client, 9001);
       expect(afterInsert).toHaveLength(4);
-      expect(afterInsert[0]).toEqual({ question: 'Is the uniform clean?', answer: 'Clean', imageUrl: null, score: '1', category: 'Appearance' });
+      expect(afterInsert[0]).toEqual({
+        question: 'Is the uniform clean?',
+        answer: 'Clean',
+        imageUrl: null,
+        score: '1',
+        category: 'Appearance',
+      });
 
       await client.query(`UPDATE patrol_check_answers SET answer = '"No"', score = -1 WHERE check_id = 9001 AND position = 1`);
-      expect((await stored(client, 9001))[1]).toEqual({ question: 'Is the helmet worn?', answer: 'No', imageUrl: null, score: '-1', category: 'Equipment' });
+      expect((await stored(client, 9001))[1]).toEqual({
+        question: 'Is the helmet worn?',
+        answer: 'No',
+        imageUrl: null,
+        score: '-1',
+        category: 'Equipment',
+      });
 
       // An answer moved to another check changes both arrays.
       await client.query('UPDATE patrol_check_answers SET check_id = 9003, position = 99 WHERE check_id = 9001 AND position = 3');
@@ -94,7 +106,9 @@ describe('stored Questioner arrays', () => {
     const role = `rider_equipment_writer_${process.env.TEST_RUN_ID}`;
     await apps.fixture.pool.query(`DROP ROLE IF EXISTS ${role}`);
     await apps.fixture.pool.query(`CREATE ROLE ${role} LOGIN PASSWORD 'writer-secret'`);
-    await apps.fixture.pool.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON patrol_check_answers TO ${role}; GRANT SELECT ON questions, patrol_check_questioners TO ${role}`);
+    await apps.fixture.pool.query(
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON patrol_check_answers TO ${role}; GRANT SELECT ON questions, patrol_check_questioners TO ${role}`,
+    );
     const url = new URL(databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().fixture));
     url.username = role;
     url.password = 'writer-secret';

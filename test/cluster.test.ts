@@ -31,15 +31,21 @@ function get(url: string): Promise<number> {
 }
 
 const workersOf = (pid: number) =>
-  execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map(Number);
 
 function limitRun(store: 'postgres' | 'memory'): Promise<number[]> {
-  return withServer({ AUTH: 'on', WEB_CONCURRENCY: '2', API_RATE_LIMIT_PER_MINUTE: '10', RATE_LIMIT_STORE: store }, async ({ child, base }) => {
-    await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
-    const statuses: number[] = [];
-    for (let i = 0; i < 20; i++) statuses.push(await get(`${base}/v2/questioner?country_id=1`));
-    return statuses;
-  });
+  return withServer(
+    { AUTH: 'on', WEB_CONCURRENCY: '2', API_RATE_LIMIT_PER_MINUTE: '10', RATE_LIMIT_STORE: store },
+    async ({ child, base }) => {
+      await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) statuses.push(await get(`${base}/v2/questioner?country_id=1`));
+      return statuses;
+    },
+  );
 }
 
 describe('WEB_CONCURRENCY=2', () => {
@@ -58,10 +64,15 @@ describe('WEB_CONCURRENCY=2', () => {
       await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
       for (let i = 0; i < 12; i++) await get(`${base}/v2/questioner?country_id=1`);
       return new Promise<string>((resolve, reject) => {
-        http.get(`${base}/metrics`, { agent: false }, (res) => {
-          let body = '';
-          res.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => resolve(body));
-        }).on('error', reject);
+        http
+          .get(`${base}/metrics`, { agent: false }, (res) => {
+            let body = '';
+            res
+              .setEncoding('utf8')
+              .on('data', (d: string) => (body += d))
+              .on('end', () => resolve(body));
+          })
+          .on('error', reject);
       });
     });
     // Whichever worker answered, the count is that of both.
@@ -74,7 +85,10 @@ describe('WEB_CONCURRENCY=2', () => {
       await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
       const [doomed] = workersOf(child.pid!);
       process.kill(doomed, 'SIGKILL');
-      await eventually(() => workersOf(child.pid!).length === 2 && !workersOf(child.pid!).includes(doomed), { ms: 10000, what: 'a new worker' });
+      await eventually(() => workersOf(child.pid!).length === 2 && !workersOf(child.pid!).includes(doomed), {
+        ms: 10000,
+        what: 'a new worker',
+      });
       await eventually(() => output().includes(`Worker ${doomed} exited (SIGKILL); starting another`), { what: 'the death logged' });
       expect(await get(`${base}/v2/questioner?country_id=1`)).toBe(200);
 

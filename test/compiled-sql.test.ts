@@ -10,12 +10,17 @@ import { queryValidator } from '../src/filters/validate';
 // Whatever the values, that must give exactly the SQL and parameters that building afresh gives.
 
 type Values = Record<string, unknown>;
-type AnyOperation = { validate: ((q: Record<string, unknown>) => Promise<Values>) & { params: Parameters<typeof compilePerShape>[0] }; build: (v: Values) => ReturnType<typeof sql.select> };
+type AnyOperation = {
+  validate: ((q: Record<string, unknown>) => Promise<Values>) & { params: Parameters<typeof compilePerShape>[0] };
+  build: (v: Values) => ReturnType<typeof sql.select>;
+};
 
 // Query strings per operation, several per shape, with values that differ between calls of a shape.
 const queries: Record<keyof typeof operations, Array<Record<string, string>>> = {
   '/patrollerchecks': [
-    { rider_id: '101' }, { rider_id: '102' }, { rider_id: '9007199254740993' },
+    { rider_id: '101' },
+    { rider_id: '102' },
+    { rider_id: '9007199254740993' },
     { check_date_from: '2024-05-01', check_date_to: '2024-05-31', is_validation: '0' },
     { check_date_from: '2024-06-01', check_date_to: '2024-06-30', is_validation: '1' },
     { tpatroller_id: '7', license_plate: 'false', sticker_validation: 'true' },
@@ -23,14 +28,20 @@ const queries: Record<keyof typeof operations, Array<Record<string, string>>> = 
   '/questioner': [{ country_id: '1' }, { country_id: '2' }, {}],
   '/riders': [{ user_id: '101' }, { rider_id: '102' }, { '3pl': 'Swift & Co', assign_type: '1' }, { '3pl': "O'Brien", assign_type: '0' }],
   '/assign-list': [
-    { rider_id: '5' }, { rider_id: '6', assign_type: '1' }, { rider_id: '7', assign_type: '0' },
+    { rider_id: '5' },
+    { rider_id: '6', assign_type: '1' },
+    { rider_id: '7', assign_type: '0' },
     { assign_date_from: '2024-01-01', assign_date_to: '2024-01-02', product_id: '3' },
   ],
   '/product-exchanges': [{ rider_id: '5' }, { rider_id: '6' }, { exchange_date_from: '2024-01-01' }, { exchange_date_from: '2024-02-01' }],
   '/product-returns': [{ rider_id: '5' }, { rider_id: '6' }, { return_date_to: '2024-01-01' }, { return_date_to: '2024-03-01' }],
   '/rider-equipment-list': [
-    { rider_id: '5' }, { rider_id: '6' }, { page: '2', per_page: '10' }, { page: '3', per_page: '10' },
-    { active: '1', '3pl_name': 'Swift & Co' }, { active: '0', '3pl_name': 'Other' },
+    { rider_id: '5' },
+    { rider_id: '6' },
+    { page: '2', per_page: '10' },
+    { page: '3', per_page: '10' },
+    { active: '1', '3pl_name': 'Swift & Co' },
+    { active: '0', '3pl_name': 'Other' },
   ],
 };
 
@@ -81,7 +92,10 @@ describe('SQL compiled once per shape', () => {
       held: { type: 'boolean', label: 'Held', description: 'x' },
     });
     const build = (values: { name?: string; held?: boolean }) =>
-      sql('t').select('*').where('t.name', values.name ?? '').orderBy(values.held ? 't.id' : 't.x');
+      sql('t')
+        .select('*')
+        .where('t.name', values.name ?? '')
+        .orderBy(values.held ? 't.id' : 't.x');
     const compile = compilePerShape(flags, build);
     for (const held of [true, false, true, false]) {
       expect(compile({ name: `n${String(held)}`, held })).toEqual(toNative(build({ name: `n${String(held)}`, held })));
@@ -92,7 +106,10 @@ describe('SQL compiled once per shape', () => {
     let builds = 0;
     const build = (values: { name?: string; n?: number }) => {
       builds++;
-      return sql('t').select('*').where('t.name', values.name ?? '').limit(values.n ?? 1);
+      return sql('t')
+        .select('*')
+        .where('t.name', values.name ?? '')
+        .limit(values.n ?? 1);
     };
     const compile = compilePerShape(params, build, 2);
     compile({ name: 'a', n: 1 });
@@ -108,7 +125,9 @@ describe('SQL compiled once per shape', () => {
 
   it('applies a hook filter with its value bound, reusing the plan; a hook that writes the value into the text gets none', async () => {
     const hooked = defineParams({
-      near: hookParam({ type: 'text', label: 'Near', description: 'x' }, (builder, near) => builder.whereRaw('t.a = ? OR t.b = ?', [near, near])),
+      near: hookParam({ type: 'text', label: 'Near', description: 'x' }, (builder, near) =>
+        builder.whereRaw('t.a = ? OR t.b = ?', [near, near]),
+      ),
       unsafe: hookParam({ type: 'text', label: 'Unsafe', description: 'x' }, (builder, value) => builder.whereRaw(`t.c = '${value}'`)),
     });
     const validate = queryValidator(hooked);
@@ -127,8 +146,13 @@ describe('SQL compiled once per shape', () => {
   });
 
   it('compares an enum column with the stored value of the chosen literal (assign_type 1: Physical, stored 1)', () => {
-    const built = toNative(applyFilters(sql('assignments as a').select('*'), { assign_type: assignType('a.assign_method') }, { assign_type: '1' }));
+    const built = toNative(
+      applyFilters(sql('assignments as a').select('*'), { assign_type: assignType('a.assign_method') }, { assign_type: '1' }),
+    );
     expect(built).toEqual({ text: 'select * from "assignments" as "a" where "a"."assign_method" = $1', values: [1] });
-    expect(ASSIGN_METHODS.map((m) => [m.value, m.label, m.stored])).toEqual([['0', 'Manual', 0], ['1', 'Physical', 1]]);
+    expect(ASSIGN_METHODS.map((m) => [m.value, m.label, m.stored])).toEqual([
+      ['0', 'Manual', 0],
+      ['1', 'Physical', 1],
+    ]);
   });
 });

@@ -14,7 +14,9 @@ describe('settings for serving past one process', () => {
 
   it('refuses replica and store settings that cannot work, naming them', () => {
     expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://c/b' })).toThrow(/DATABASE_REPLICA_URLS needs DATABASE_URL/);
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://a/b', DATABASE_REPLICA_URLS: 'mysql://c/b' })).toThrow(/DATABASE_REPLICA_URLS must be postgres/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://a/b', DATABASE_REPLICA_URLS: 'mysql://c/b' })).toThrow(
+      /DATABASE_REPLICA_URLS must be postgres/,
+    );
     expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow(/RATE_LIMIT_STORE must be one of auto, postgres, memory/);
     expect(() => loadConfig({ WEB_CONCURRENCY: '0' })).toThrow(/WEB_CONCURRENCY must be a whole number from 1 to 64/);
     expect(() => loadConfig({ EMBEDDED_REPLICAS: '9' })).toThrow(/EMBEDDED_REPLICAS must be a whole number from 0 to 8/);

@@ -31,7 +31,11 @@ afterAll(async () => {
 });
 
 const demoTokens = async () =>
-  (await client.query<{ token_sha256: Buffer; company_id: string | null }>("SELECT token_sha256, company_id FROM access.api_tokens WHERE name = 'embedded-demo'")).rows;
+  (
+    await client.query<{ token_sha256: Buffer; company_id: string | null }>(
+      "SELECT token_sha256, company_id FROM access.api_tokens WHERE name = 'embedded-demo'",
+    )
+  ).rows;
 
 describe('the demo credentials', () => {
   it('are a token for every 3PL and the sign-in of supervisor demo, both replaced at each issue', async () => {

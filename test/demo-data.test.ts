@@ -166,8 +166,12 @@ describe('the demo npm start loads', () => {
         await client.end();
       }
       // The tests' demo database, seeded without an anchor, ends the hour before 2026-10-31.
-      expect(new Date((await t.pool.query('SELECT max(checked_at) AS newest FROM patrol_checks')).rows[0].newest).getTime()).toBeLessThan(DEMO_ANCHOR);
-      expect(new Date((await t.pool.query('SELECT max(checked_at) AS newest FROM patrol_checks')).rows[0].newest).getTime()).toBeGreaterThan(DEMO_ANCHOR - 24 * 3600 * 1000);
+      expect(new Date((await t.pool.query('SELECT max(checked_at) AS newest FROM patrol_checks')).rows[0].newest).getTime()).toBeLessThan(
+        DEMO_ANCHOR,
+      );
+      expect(
+        new Date((await t.pool.query('SELECT max(checked_at) AS newest FROM patrol_checks')).rows[0].newest).getTime(),
+      ).toBeGreaterThan(DEMO_ANCHOR - 24 * 3600 * 1000);
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await admin.end();

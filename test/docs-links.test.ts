@@ -10,7 +10,9 @@ const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
 /** Paths named in `code` spans that start at one of the project's folders or are top-level files. */
 function namedPaths(markdown: string): string[] {
   const spans = [...markdown.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]);
-  const paths = spans.filter((span) => /^(src|test|db|views|public|bench|docs|scripts|\.ci)\/[\w./*-]*$/.test(span) || /^[\w.-]+\.(json|js|mjs|md)$/.test(span));
+  const paths = spans.filter(
+    (span) => /^(src|test|db|views|public|bench|docs|scripts|\.ci)\/[\w./*-]*$/.test(span) || /^[\w.-]+\.(json|js|mjs|md)$/.test(span),
+  );
   return [...new Set(paths)];
 }
 
@@ -30,7 +32,14 @@ describe('docs/ARCHITECTURE.md', () => {
 
   it('names the files of every layer', () => {
     expect(named.length).toBeGreaterThan(30);
-    for (const layer of ['src/api/v2/operations.ts', 'src/wire/shapes.ts', 'src/filters/define.ts', 'src/queries/', 'src/html/', 'src/db/']) {
+    for (const layer of [
+      'src/api/v2/operations.ts',
+      'src/wire/shapes.ts',
+      'src/filters/define.ts',
+      'src/queries/',
+      'src/html/',
+      'src/db/',
+    ]) {
       expect(named.some((p) => p.startsWith(layer))).toBe(true);
     }
   });
@@ -47,7 +56,13 @@ describe('docs/ARCHITECTURE.md', () => {
 });
 
 describe('relative links in the README and docs/', () => {
-  const files = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    ...fs
+      .readdirSync(path.join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
 
   it.each(files)('%s', (file) => {
     const links = [...read(file).matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((href) => !/^(https?:|mailto:|#)/.test(href));

@@ -7,7 +7,9 @@ import { packagedBinaries, SHARED_ROOT, startEmbedded } from '../src/db/embedded
 const asRoot = process.getuid?.() === 0;
 
 if (!asRoot) {
-  console.warn('embedded-root.test.ts: skipped, because the tests do not run as root: the case is root running from a folder closed to the postgres user.');
+  console.warn(
+    'embedded-root.test.ts: skipped, because the tests do not run as root: the case is root running from a folder closed to the postgres user.',
+  );
 }
 
 (asRoot ? describe : describe.skip)('the embedded server started by root from a folder only root may enter', () => {

@@ -9,7 +9,12 @@ const attributes = (html: string, name: string) => [...html.matchAll(new RegExp(
 
 /** The CSP header as a map of directive to its sources. */
 function csp(header: string): Record<string, string[]> {
-  return Object.fromEntries(header.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...sources]) => [name, sources]));
+  return Object.fromEntries(
+    header
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...sources]) => [name, sources]),
+  );
 }
 
 describe('GET /docs', () => {

@@ -74,8 +74,12 @@ describe('GET /v2/openapi.json', () => {
     const secured = await testAppWithAuth();
     try {
       const document = (await request(secured.app).get('/v2/openapi.json').expect(200)).body;
-      expect(Object.keys(document.paths['/riders'].get.responses['200'].headers)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
-      expect(Object.keys(document.components.responses.TooManyRequests.headers)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
+      expect(Object.keys(document.paths['/riders'].get.responses['200'].headers)).toEqual(
+        expect.arrayContaining(['RateLimit', 'RateLimit-Policy']),
+      );
+      expect(Object.keys(document.components.responses.TooManyRequests.headers)).toEqual(
+        expect.arrayContaining(['RateLimit', 'RateLimit-Policy']),
+      );
       const { token } = await createToken(secured.pool, { name: `openapi-test-${process.pid}` });
       await secured.tokens!.refresh();
       const res = await request(secured.app).get('/v2/questioner?country_id=1').set('Authorization', `Bearer ${token}`).expect(200);
@@ -161,11 +165,39 @@ describe('the parameters in the document', () => {
   // Texts a client could send for each type, good and bad. Whether a schema accepts one must agree with
   // whether the API does: the schema is checked against the validator's real behaviour, not restated.
   const probes: Record<ParamDef['type'], (def: ParamDef) => string[]> = {
-    bigint: () => ['1', '007', '42', '9223372036854775807', '09223372036854775807', '9223372036854775808', '9300000000000000000',
-      '10000000000000000000', '0', '000', '-1', '+1', '1.5', '1e3', 'abc', ' 1', '0x10'],
+    bigint: () => [
+      '1',
+      '007',
+      '42',
+      '9223372036854775807',
+      '09223372036854775807',
+      '9223372036854775808',
+      '9300000000000000000',
+      '10000000000000000000',
+      '0',
+      '000',
+      '-1',
+      '+1',
+      '1.5',
+      '1e3',
+      'abc',
+      ' 1',
+      '0x10',
+    ],
     integer: (def) => ['1', '007', String(def.max), String(def.max! + 1), String(def.min! - 1), '-1', '1.5', '1e2', 'abc', '99999999999'],
-    date: () => ['2024-05-01', '2024-02-29', '2023-02-29', '2024-02-30', '2024-04-31', '2024-13-01', '2024-00-10', '2024-5-1',
-      '20240501', '2024-05-01T00:00:00Z', 'yesterday'],
+    date: () => [
+      '2024-05-01',
+      '2024-02-29',
+      '2023-02-29',
+      '2024-02-30',
+      '2024-04-31',
+      '2024-13-01',
+      '2024-00-10',
+      '2024-5-1',
+      '20240501',
+      '2024-05-01T00:00:00Z',
+      'yesterday',
+    ],
     boolean: () => ['1', '0', 'true', 'false', 'TRUE', 'False', 'tRuE', 'yes', 'no', '2', 't', 'true ', '01'],
     enum: (def) => [...def.values!, ...def.values!.map((v) => v.toLowerCase()), ...def.values!.map((v) => v.toUpperCase()), 'other', '2'],
     text: () => ['Swift & Co', '100%_Express', 'توصيل سريع', 'a'.repeat(255), 'a'.repeat(256), 'a\u0000b', ' '],
@@ -184,7 +216,8 @@ describe('the parameters in the document', () => {
       expect([200, 400]).toContain(res.status);
       const byApi = res.status === 200;
       const bySchema = checker.isValid(schema, deserialise(schema, text));
-      if (byApi !== bySchema) disagreements.push(`${JSON.stringify(text)}: API ${byApi ? 'accepts' : 'refuses'}, schema ${bySchema ? 'accepts' : 'refuses'}`);
+      if (byApi !== bySchema)
+        disagreements.push(`${JSON.stringify(text)}: API ${byApi ? 'accepts' : 'refuses'}, schema ${bySchema ? 'accepts' : 'refuses'}`);
     }
     expect(disagreements).toEqual([]);
   });

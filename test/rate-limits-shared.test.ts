@@ -24,7 +24,9 @@ describe('rate limits shared by every process', () => {
   it('gives a token its per-minute limit in all, however its requests are spread', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {
-      const res = await request((i % 2 ? two : one).app).get('/v2/questioner?country_id=1').set('Authorization', `Bearer ${token}`);
+      const res = await request((i % 2 ? two : one).app)
+        .get('/v2/questioner?country_id=1')
+        .set('Authorization', `Bearer ${token}`);
       statuses.push(res.status);
       if (res.status === 429) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     }

@@ -42,7 +42,15 @@ describe('the service as a read-only database role', () => {
       const { token } = await createToken(owner, { name: `read-only-role-${process.env.TEST_RUN_ID}` });
       await tokens.start();
       const app = createApp({ pool, streamPool, config, tokens, log: (m) => logs.push(m) });
-      for (const path of ['/patrollerchecks', '/questioner', '/riders', '/assign-list', '/product-exchanges', '/product-returns', '/rider-equipment-list']) {
+      for (const path of [
+        '/patrollerchecks',
+        '/questioner',
+        '/riders',
+        '/assign-list',
+        '/product-exchanges',
+        '/product-returns',
+        '/rider-equipment-list',
+      ]) {
         const res = await request(app).get(`/v2${path}`).set('Authorization', `Bearer ${token}`);
         expect([path, res.status]).toEqual([path, 200]);
       }
@@ -50,7 +58,7 @@ describe('the service as a read-only database role', () => {
       expect(logs).toEqual([]);
       await expect(pool.query("UPDATE riders SET name = 'x' WHERE id = 101")).rejects.toThrow(/permission denied/);
       await expect(pool.query('DELETE FROM patrol_checks')).rejects.toThrow(/permission denied/);
-      await expect(pool.query("UPDATE access.api_tokens SET revoked_at = NULL")).rejects.toThrow(/permission denied/);
+      await expect(pool.query('UPDATE access.api_tokens SET revoked_at = NULL')).rejects.toThrow(/permission denied/);
     } finally {
       tokens.stop();
       await Promise.all([pool.end(), streamPool.end()]);

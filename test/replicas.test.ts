@@ -59,7 +59,11 @@ beforeAll(async () => {
   standby = await startEmbeddedStandby(primary, path.join(dir, 'standby'), 'replica_test');
 
   const main = target('primary', 'primary', primary.url(DATABASE));
-  reads = new ReadRouter(main, [target('replica 1', 'replica', standby.url(DATABASE))], { maxLagMs: 1000, checkMs: 200, log: (m) => logs.push(m) });
+  reads = new ReadRouter(main, [target('replica 1', 'replica', standby.url(DATABASE))], {
+    maxLagMs: 1000,
+    checkMs: 200,
+    log: (m) => logs.push(m),
+  });
   await reads.start();
   app = createApp({ pool: main.queries, streamPool: main.streams, reads, config, log: (m) => logs.push(m) });
 });
@@ -110,10 +114,13 @@ describe('reads on a hot standby', () => {
     await onStandby('SELECT pg_wal_replay_pause()');
     try {
       // The primary goes on taking writes the standby does not replay.
-      await eventually(async () => {
-        await primarySql.query("UPDATE riders SET name = name || '' WHERE id = 999001");
-        return !inRotation('replica 1');
-      }, { ms: 10000, every: 200, what: 'the lagging standby out of the rotation' });
+      await eventually(
+        async () => {
+          await primarySql.query("UPDATE riders SET name = name || '' WHERE id = 999001");
+          return !inRotation('replica 1');
+        },
+        { ms: 10000, every: 200, what: 'the lagging standby out of the rotation' },
+      );
       expect(reads.status()[1].reason).toMatch(/behind \(REPLICA_MAX_LAG_MS 1000\)/);
       // Reads now go to the primary, which has the rider.
       expect(await findsNewRider()).toBe(true);

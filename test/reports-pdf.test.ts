@@ -10,7 +10,8 @@ import { testApp, type TestApp } from './support/app';
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const PDFTOTEXT = '/usr/bin/pdftotext';
 const missing = [CHROMIUM, PDFTOTEXT].filter((file) => !fs.existsSync(file));
-if (missing.length) console.warn(`Skipping the PDF report tests: ${missing.join(' and ')} not installed (apt-get install chromium poppler-utils).`);
+if (missing.length)
+  console.warn(`Skipping the PDF report tests: ${missing.join(' and ')} not installed (apt-get install chromium poppler-utils).`);
 const describeIfTools = missing.length ? describe.skip : describe;
 
 jest.setTimeout(90000);
@@ -20,7 +21,10 @@ async function pages(pdf: Buffer): Promise<string[]> {
   const child = promisify(execFile)(PDFTOTEXT, ['-layout', '-enc', 'UTF-8', '-', '-'], { encoding: 'utf8', maxBuffer: 16 << 20 });
   child.child.stdin!.end(pdf);
   const { stdout } = await child;
-  return stdout.split('\f').slice(0, -1).map((page) => page.replace(/\s+/g, ' '));
+  return stdout
+    .split('\f')
+    .slice(0, -1)
+    .map((page) => page.replace(/\s+/g, ' '));
 }
 
 const pdfOf = (res: request.Response) => res.body as Buffer;
@@ -49,16 +53,32 @@ describeIfTools('PDF reports printed by headless Chromium', () => {
     const text = await pages(pdfOf(res));
     expect(text).toHaveLength(1);
     for (const expected of [
-      'Equipment report', 'Ahmed Khan', 'Swift & Co', 'United Arab Emirates (AE)', 'Equipment held now',
-      'Delivery Bag', 'Yes, since', 'Still held', 'Helmet / M → Helmet / L', 'Size change', 'Patroller One',
-      'Totals: 2 items held · 3 assignments · 0 returns · 1 exchange · 1 patrol check', 'Supervisor: name and signature', 'Page 1 of 1',
-    ]) expect(text[0]).toContain(expected);
+      'Equipment report',
+      'Ahmed Khan',
+      'Swift & Co',
+      'United Arab Emirates (AE)',
+      'Equipment held now',
+      'Delivery Bag',
+      'Yes, since',
+      'Still held',
+      'Helmet / M → Helmet / L',
+      'Size change',
+      'Patroller One',
+      'Totals: 2 items held · 3 assignments · 0 returns · 1 exchange · 1 patrol check',
+      'Supervisor: name and signature',
+      'Page 1 of 1',
+    ])
+      expect(text[0]).toContain(expected);
     expect(text[0]).not.toContain('PDF (A4)'); // no buttons or links on paper
     expect(text[0]).not.toContain('Back to the rider');
   });
 
   it('prints as_of on Letter paper', async () => {
-    const res = await request(t.app).get('/admin/riders/102/report.pdf?as_of=2024-05-01&paper=Letter').buffer(true).parse(binary).expect(200);
+    const res = await request(t.app)
+      .get('/admin/riders/102/report.pdf?as_of=2024-05-01&paper=Letter')
+      .buffer(true)
+      .parse(binary)
+      .expect(200);
     expect(res.headers['content-disposition']).toBe('attachment; filename="rider-102-report-2024-05-01.pdf"');
     const text = await pages(pdfOf(res));
     expect(text).toHaveLength(1);
@@ -72,7 +92,11 @@ describeIfTools('PDF reports printed by headless Chromium', () => {
     expect(res.headers['content-disposition']).toBe('attachment; filename="rider-reports.pdf"');
     const text = await pages(pdfOf(res));
     expect(text).toHaveLength(3);
-    const riders = [['101', 'Ahmed Khan'], ['107', 'No Gear Yet'], ['9007199254740993', 'Big Id Rider']];
+    const riders = [
+      ['101', 'Ahmed Khan'],
+      ['107', 'No Gear Yet'],
+      ['9007199254740993', 'Big Id Rider'],
+    ];
     riders.forEach(([id, name], i) => {
       expect(text[i]).toContain(id);
       expect(text[i]).toContain(name);
@@ -83,8 +107,11 @@ describeIfTools('PDF reports printed by headless Chromium', () => {
   });
 
   it('prints several PDFs at once with one browser', async () => {
-    const all = await Promise.all(['101', '102', '104', '105', '106'].map((id) =>
-      request(t.app).get(`/admin/riders/${id}/report.pdf?paper=A4`).buffer(true).parse(binary).expect(200)));
+    const all = await Promise.all(
+      ['101', '102', '104', '105', '106'].map((id) =>
+        request(t.app).get(`/admin/riders/${id}/report.pdf?paper=A4`).buffer(true).parse(binary).expect(200),
+      ),
+    );
     for (const res of all) expect((await pages(pdfOf(res))).length).toBe(1);
   });
 

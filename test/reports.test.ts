@@ -25,7 +25,10 @@ function rows(report: Page, section: string): string[][] | string {
 
 const facts = (report: Page) => Object.fromEntries(report.querySelectorAll('dt').map((dt) => [textOf(dt), textOf(dt.nextElementSibling!)]));
 const totals = (report: Page) => textOf(one(report, 'p.totals'));
-const riderIds = (html: string) => parseHtml(html).querySelectorAll('article.report').map((a) => a.getAttribute('data-rider'));
+const riderIds = (html: string) =>
+  parseHtml(html)
+    .querySelectorAll('article.report')
+    .map((a) => a.getAttribute('data-rider'));
 
 describe('the report of one rider', () => {
   it('prints the header, equipment held now, the history, the checks, the totals and signature lines', async () => {
@@ -54,15 +57,21 @@ describe('the report of one rider', () => {
     expect(rows(a, 'returns')).toBe('None.');
     expect(rows(a, 'exchanges')).toEqual([['2024-06-10 09:30:00', 'Helmet / M → Helmet / L', 'Exchange', 'Size change', 'Store Keeper']]);
     expect(rows(a, 'checks')).toEqual([['9001', '2024-05-01 00:00:00', 'Patroller One', 'Pass', 'Pass', 'Pass', '0']]);
-    expect(totals(a)).toBe('Totals: 2 items held · 3 assignments · 0 returns · 1 exchange · 1 patrol check (1 passed all three validations)');
-    expect(a.innerHTML).toMatch(/<section class="signatures">[\s\S]*Rider: <span dir="auto">Ahmed Khan<\/span> \(101\)[\s\S]*Supervisor: name and signature/);
+    expect(totals(a)).toBe(
+      'Totals: 2 items held · 3 assignments · 0 returns · 1 exchange · 1 patrol check (1 passed all three validations)',
+    );
+    expect(a.innerHTML).toMatch(
+      /<section class="signatures">[\s\S]*Rider: <span dir="auto">Ahmed Khan<\/span> \(101\)[\s\S]*Supervisor: name and signature/,
+    );
   });
 
   it('prints returns with their condition, and failed validations and a negative score', async () => {
     const a = article((await request(t.app).get('/admin/riders/102/report').expect(200)).text, '102');
     expect(rows(a, 'returns')).toEqual([['2024-05-02 00:00:00', 'Helmet', 'M', 'Damaged', 'Hub Manager']]);
     expect(rows(a, 'checks')).toEqual([['9002', '2024-05-31 23:59:59', 'Patroller Two', 'Fail', 'Pass', 'Fail', '-3']]);
-    expect(totals(a)).toBe('Totals: 1 item held · 2 assignments · 1 return · 0 exchanges · 1 patrol check (0 passed all three validations)');
+    expect(totals(a)).toBe(
+      'Totals: 1 item held · 2 assignments · 1 return · 0 exchanges · 1 patrol check (0 passed all three validations)',
+    );
   });
 
   it('as_of the day before a return shows the item held, and nothing that came after', async () => {
@@ -74,12 +83,16 @@ describe('the report of one rider', () => {
     expect(rows(a, 'assignments')).toEqual([['2024-04-30 23:59:59', 'Helmet', 'M', 'Manual', 'Store Keeper', 'Still held']]);
     expect(rows(a, 'returns')).toBe('None.');
     expect(rows(a, 'checks')).toBe('None.');
-    expect(totals(a)).toBe('Totals: 1 item held · 1 assignment · 0 returns · 0 exchanges · 0 patrol checks (0 passed all three validations)');
+    expect(totals(a)).toBe(
+      'Totals: 1 item held · 1 assignment · 0 returns · 0 exchanges · 0 patrol checks (0 passed all three validations)',
+    );
   });
 
   it('as_of the day of the return (at 00:00:00) no longer shows it held, and shows the return', async () => {
     const a = article((await request(t.app).get('/admin/riders/102/report?as_of=2024-05-02').expect(200)).text, '102');
-    expect(rows(a, 'held')).toEqual([['Delivery Bag', 'Large Box', '2024-05-02 00:00:00', 'Hub Manager', 'Manual', 'Assigned', 'From 2025-05-02']]);
+    expect(rows(a, 'held')).toEqual([
+      ['Delivery Bag', 'Large Box', '2024-05-02 00:00:00', 'Hub Manager', 'Manual', 'Assigned', 'From 2025-05-02'],
+    ]);
     expect(rows(a, 'assignments')).toEqual([
       ['2024-04-30 23:59:59', 'Helmet', 'M', 'Manual', 'Store Keeper', '2024-05-02 00:00:00'],
       ['2024-05-02 00:00:00', 'Delivery Bag', 'Large Box', 'Manual', 'Hub Manager', 'Still held'],
@@ -91,7 +104,9 @@ describe('the report of one rider', () => {
   it('prints a rider with no equipment, and escapes names', async () => {
     const none = article((await request(t.app).get('/admin/riders/107/report').expect(200)).text, '107');
     expect(rows(none, 'held')).toBe('None.');
-    expect(totals(none)).toBe('Totals: 0 items held · 0 assignments · 0 returns · 0 exchanges · 0 patrol checks (0 passed all three validations)');
+    expect(totals(none)).toBe(
+      'Totals: 0 items held · 0 assignments · 0 returns · 0 exchanges · 0 patrol checks (0 passed all three validations)',
+    );
     const html = (await request(t.app).get('/admin/riders/103/report').expect(200)).text;
     expect(html).toContain('<dd dir="auto">Omar &#34;O&#34; Neil</dd>');
     expect(html).toContain('<dd dir="auto">O&#39;Neil &#34;Quick&#34; Riders</dd>');
@@ -119,7 +134,9 @@ describe('the report of one rider', () => {
     expect(html).toContain('href="/admin/riders/102/report.pdf?as_of=2024-05-01&amp;paper=Letter"');
     await request(t.app).get('/admin/reports/assets/report.css').expect(200).expect('content-type', /css/);
 
-    const app = express().use(requestId).use('/admin', createReportsRouter({ pool: t.pool, chromiumPath: null, log: () => undefined }));
+    const app = express()
+      .use(requestId)
+      .use('/admin', createReportsRouter({ pool: t.pool, chromiumPath: null, log: () => undefined }));
     const without = (await request(app).get('/admin/riders/102/report').expect(200)).text;
     expect(without).not.toContain('pdf-link');
     expect((await request(app).get('/admin/riders/102/report.pdf?paper=A4').expect(404)).text).toContain('PDF downloads are not enabled');
@@ -141,12 +158,17 @@ describe('batch reports', () => {
   });
 
   it('says clearly when the filters match more riders than one batch prints', async () => {
-    const app = express().use(requestId).use('/admin', createReportsRouter({ pool: t.pool, batchCap: 2, log: () => undefined }));
+    const app = express()
+      .use(requestId)
+      .use('/admin', createReportsRouter({ pool: t.pool, batchCap: 2, log: () => undefined }));
     const res = await request(app).get('/admin/reports').expect(400);
     expect(res.text).toContain('Too many riders for one batch');
     expect(res.text).toContain('8 riders match these filters, and one batch prints at most 2. Narrow it down');
     await request(app).get('/admin/reports?3pl_name=Swift%20%26%20Co').expect(400);
-    expect(riderIds((await request(app).get('/admin/reports?active=0&3pl_name=Swift%20%26%20Co').expect(200)).text)).toEqual(['101', '9007199254740993']);
+    expect(riderIds((await request(app).get('/admin/reports?active=0&3pl_name=Swift%20%26%20Co').expect(200)).text)).toEqual([
+      '101',
+      '9007199254740993',
+    ]);
   });
 
   it('answers 404 when no rider matches, and 400 for a bad filter', async () => {

@@ -13,7 +13,9 @@ describe('rider item counts', () => {
   it('match the assignments in the fixture and in the generated demo', async () => {
     expect((await apps.fixture.pool.query(drift)).rows[0].n).toBe(0);
     expect((await apps.demo.pool.query(drift)).rows[0].n).toBe(0);
-    const { rows } = await apps.fixture.pool.query('SELECT id, active_items, returned_items FROM riders WHERE id IN (101, 103, 107) ORDER BY id');
+    const { rows } = await apps.fixture.pool.query(
+      'SELECT id, active_items, returned_items FROM riders WHERE id IN (101, 103, 107) ORDER BY id',
+    );
     expect(rows).toEqual([
       { id: '101', active_items: 2, returned_items: 1 },
       { id: '103', active_items: 0, returned_items: 1 },

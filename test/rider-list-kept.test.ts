@@ -43,17 +43,25 @@ describe('kept rider list data', () => {
     expect(await drift(apps.large.pool)).toEqual({ blocks: 0, entries: 0 });
     const { rows } = await apps.large.pool.query('SELECT count(*)::int AS blocks, sum(with_items)::int AS riders FROM rider_list_blocks');
     expect(rows[0].blocks).toBeGreaterThan(4); // 4,000 riders over several 3PLs and 1,024-id blocks
-    const { rows: riders } = await apps.large.pool.query('SELECT count(*)::int AS n FROM riders WHERE active_items > 0 OR returned_items > 0');
+    const { rows: riders } = await apps.large.pool.query(
+      'SELECT count(*)::int AS n FROM riders WHERE active_items > 0 OR returned_items > 0',
+    );
     expect(rows[0].riders).toBe(riders[0].n);
   });
 
   it('follows every kind of change to riders, assignments, products, variations, 3PLs and countries', async () => {
     const client = await apps.fixture.pool.connect();
     const steps: Array<[string, string]> = [
-      ['a first item for a rider with none', `INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
-                                             VALUES (2001, 107, 10, 11, '2024-09-01 10:00+00', 1, 0, 'assign')`],
-      ['two items in one statement', `INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
-                                      VALUES (2002, 107, 20, 21, '2024-09-03', 1, 1, 'exchange'), (2003, 102, 10, 12, '2024-09-04', 1, 0, 'assign')`],
+      [
+        'a first item for a rider with none',
+        `INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
+                                             VALUES (2001, 107, 10, 11, '2024-09-01 10:00+00', 1, 0, 'assign')`,
+      ],
+      [
+        'two items in one statement',
+        `INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
+                                      VALUES (2002, 107, 20, 21, '2024-09-03', 1, 1, 'exchange'), (2003, 102, 10, 12, '2024-09-04', 1, 0, 'assign')`,
+      ],
       ['an item returned', `UPDATE assignments SET deleted_at = '2024-09-05' WHERE id = 2001`],
       ['an item moved to another rider', 'UPDATE assignments SET rider_id = 103 WHERE id = 2002'],
       ['an assignment changed in place', `UPDATE assignments SET assign_type = 'assign', assigned_at = '2024-08-01' WHERE id = 2003`],
@@ -65,10 +73,16 @@ describe('kept rider list data', () => {
       ['a 3PL renamed', `UPDATE companies SET name = 'Swift & Sons' WHERE id = 2`],
       ['a country given another code', `UPDATE countries SET code = 'ZZ' WHERE id = 1`],
       ['a new rider', `INSERT INTO riders (id, name, company_id, country_id) VALUES (5000, 'New Rider', 3, 1)`],
-      ['the new rider given an item', `INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
-                                       VALUES (2004, 5000, 10, 11, '2024-09-06', 1, 0, 'assign')`],
-      ['an item moved to a rider in another block', `INSERT INTO riders (id, name, company_id, country_id) VALUES (9000, 'Far Rider', 3, 1);
-                                                     UPDATE assignments SET rider_id = 9000 WHERE id = 2004`],
+      [
+        'the new rider given an item',
+        `INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
+                                       VALUES (2004, 5000, 10, 11, '2024-09-06', 1, 0, 'assign')`,
+      ],
+      [
+        'an item moved to a rider in another block',
+        `INSERT INTO riders (id, name, company_id, country_id) VALUES (9000, 'Far Rider', 3, 1);
+                                                     UPDATE assignments SET rider_id = 9000 WHERE id = 2004`,
+      ],
       ['riders and their items deleted', 'DELETE FROM assignments WHERE rider_id = 9000; DELETE FROM riders WHERE id IN (5000, 9000)'],
       ['every assignment truncated', 'TRUNCATE assignments CASCADE'],
     ];
@@ -78,7 +92,9 @@ describe('kept rider list data', () => {
         await client.query(statement);
         expect({ what, ...(await drift(client)) }).toEqual({ what, blocks: 0, entries: 0 });
       }
-      const { rows } = await client.query('SELECT (SELECT count(*)::int FROM rider_list_entries) AS entries, (SELECT coalesce(sum(with_items), 0)::int FROM rider_list_blocks) AS riders');
+      const { rows } = await client.query(
+        'SELECT (SELECT count(*)::int FROM rider_list_entries) AS entries, (SELECT coalesce(sum(with_items), 0)::int FROM rider_list_blocks) AS riders',
+      );
       expect(rows[0]).toEqual({ entries: 0, riders: 0 });
     } finally {
       await client.query('ROLLBACK');
@@ -90,11 +106,17 @@ describe('kept rider list data', () => {
     const client = await apps.fixture.pool.connect();
     try {
       await client.query('BEGIN');
-      const before = (await client.query(`SELECT (all_entry::json)->'products'->0->>'assign_date' AS d FROM rider_list_entries WHERE rider_id = 101`)).rows[0].d;
+      const before = (
+        await client.query(`SELECT (all_entry::json)->'products'->0->>'assign_date' AS d FROM rider_list_entries WHERE rider_id = 101`)
+      ).rows[0].d;
       await client.query(`SELECT rider_list_set_zone('Asia/Dubai')`);
-      const after = (await client.query(`SELECT (all_entry::json)->'products'->0->>'assign_date' AS d FROM rider_list_entries WHERE rider_id = 101`)).rows[0].d;
+      const after = (
+        await client.query(`SELECT (all_entry::json)->'products'->0->>'assign_date' AS d FROM rider_list_entries WHERE rider_id = 101`)
+      ).rows[0].d;
       await client.query(`SET LOCAL TimeZone = 'Asia/Dubai'`);
-      const expected = (await client.query(`SELECT to_char(min(assigned_at), 'YYYY-MM-DD HH24:MI:SS') AS d FROM assignments WHERE rider_id = 101`)).rows[0].d;
+      const expected = (
+        await client.query(`SELECT to_char(min(assigned_at), 'YYYY-MM-DD HH24:MI:SS') AS d FROM assignments WHERE rider_id = 101`)
+      ).rows[0].d;
       expect(after).toBe(expected);
       expect(after).not.toBe(before); // Dubai is 4 hours from UTC
       expect(await drift(client)).toEqual({ blocks: 0, entries: 0 });
@@ -146,7 +168,9 @@ describe('GET /v2/rider-equipment-list from the kept data', () => {
   });
 
   it('pages through every rider exactly once, in id order, for each filter and scope', async () => {
-    const { rows: companies } = await apps.large.pool.query<{ id: string; name: string }>('SELECT id::text, name FROM companies ORDER BY id LIMIT 2');
+    const { rows: companies } = await apps.large.pool.query<{ id: string; name: string }>(
+      'SELECT id::text, name FROM companies ORDER BY id LIMIT 2',
+    );
     const variants: Filters[] = [
       {},
       { active: true },
@@ -157,7 +181,9 @@ describe('GET /v2/rider-equipment-list from the kept data', () => {
       { '3pl_name': companies[1].name, company_id: companies[1].id, active: true },
     ];
     for (const variant of variants) {
-      const expected = (await apps.large.pool.query<{ id: string }>(toNative(filtered(variant).select('r.id').orderBy('r.id')))).rows.map((r) => r.id);
+      const expected = (await apps.large.pool.query<{ id: string }>(toNative(filtered(variant).select('r.id').orderBy('r.id')))).rows.map(
+        (r) => r.id,
+      );
       const perPage = 333; // pages start inside blocks and cross their edges
       const seen: string[] = [];
       let lastPage = 1;

@@ -13,14 +13,16 @@ beforeAll(buildOnce);
 /** Starts a large download and holds it paused after its first chunk. */
 function heldDownload(url: string) {
   return new Promise<{ res: http.IncomingMessage; chunks: Buffer[] }>((resolve, reject) => {
-    http.get(url, (res) => {
-      const chunks: Buffer[] = [];
-      res.once('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        res.pause();
-        resolve({ res, chunks });
-      });
-    }).on('error', reject);
+    http
+      .get(url, (res) => {
+        const chunks: Buffer[] = [];
+        res.once('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          res.pause();
+          resolve({ res, chunks });
+        });
+      })
+      .on('error', reject);
   });
 }
 

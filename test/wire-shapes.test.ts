@@ -30,7 +30,8 @@ function expectShape(shape: Shape, value: unknown, where: string): number {
     const nested = nestedShape(field.schema);
     const inner = (value as Record<string, unknown>)[key];
     if (!nested || inner === null) continue;
-    for (const [i, item] of (Array.isArray(inner) ? inner : [inner]).entries()) checked += expectShape(nested, item, `${where}.${key}[${i}]`);
+    for (const [i, item] of (Array.isArray(inner) ? inner : [inner]).entries())
+      checked += expectShape(nested, item, `${where}.${key}[${i}]`);
   }
   return checked;
 }

@@ -69,7 +69,13 @@ export interface CopyOptions {
  * demand (Readable.from honours backpressure), so only a few chunks are in memory at a time.
  * Returns the number of rows written.
  */
-export async function copyRows(ctx: LoadContext, table: string, columns: readonly string[], rows: Iterable<string>, options: CopyOptions = {}): Promise<number> {
+export async function copyRows(
+  ctx: LoadContext,
+  table: string,
+  columns: readonly string[],
+  rows: Iterable<string>,
+  options: CopyOptions = {},
+): Promise<number> {
   const { freeze = false, progress } = options;
   const started = performance.now();
   let nextReport = 0.1;

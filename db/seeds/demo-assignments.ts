@@ -52,7 +52,12 @@ interface Draft {
   id?: number;
 }
 
-const RETURN_CONDITIONS: ReadonlyArray<readonly [string, number]> = [['Good', 50], ['Worn', 25], ['Damaged', 15], ['Missing parts', 10]];
+const RETURN_CONDITIONS: ReadonlyArray<readonly [string, number]> = [
+  ['Good', 50],
+  ['Worn', 25],
+  ['Damaged', 15],
+  ['Missing parts', 10],
+];
 const EXCHANGE_KINDS: ReadonlyArray<readonly [readonly [string, Exchange['replacementType']], number]> = [
   [['Size change', 'Exchange'], 30],
   [['Damaged', 'Accident'], 20],
@@ -83,7 +88,12 @@ function replacementFor(rng: Rng, world: World, old: Draft, exchangeType: string
 }
 
 /** Simulates a rider's equipment history: an onboarding kit, later hand-outs, returns and exchanges. */
-export function planAssignments(world: World, riderId: number, joinedAt: number, ids: IdCursor): Pick<RiderPlan, 'assignments' | 'returns' | 'exchanges'> {
+export function planAssignments(
+  world: World,
+  riderId: number,
+  joinedAt: number,
+  ids: IdCursor,
+): Pick<RiderPlan, 'assignments' | 'returns' | 'exchanges'> {
   const rng = rngFor(world.seed, STREAM.assignments, riderId);
   const drafts: Draft[] = [];
   const span = world.anchor - HOUR - joinedAt;
@@ -122,7 +132,16 @@ export function planAssignments(world: World, riderId: number, joinedAt: number,
     const [exchangeType, replacementType] = weighted(rng, EXCHANGE_KINDS);
     const [productId, variationId] = replacementFor(rng, world, d, exchangeType);
     const by = pick(rng, world.appUsers).id;
-    const to: Draft = { productId, variationId, assignedAt: endsAt, assignedBy: by, method: chance(rng, 0.5) ? 1 : 0, type: 'exchange', depth: d.depth + 1, deletedAt: null };
+    const to: Draft = {
+      productId,
+      variationId,
+      assignedAt: endsAt,
+      assignedBy: by,
+      method: chance(rng, 0.5) ? 1 : 0,
+      type: 'exchange',
+      depth: d.depth + 1,
+      deletedAt: null,
+    };
     d.exchange = { to, exchangeType, replacementType, by };
     drafts.push(to);
   }
@@ -139,12 +158,36 @@ export function planAssignments(world: World, riderId: number, joinedAt: number,
   const exchanges: Exchange[] = [];
   for (const d of drafts) {
     const id = idOf(d);
-    assignments.push({ id, productId: d.productId, variationId: d.variationId, assignedAt: d.assignedAt, assignedBy: d.assignedBy, method: d.method, type: d.type, deletedAt: d.deletedAt });
+    assignments.push({
+      id,
+      productId: d.productId,
+      variationId: d.variationId,
+      assignedAt: d.assignedAt,
+      assignedBy: d.assignedBy,
+      method: d.method,
+      type: d.type,
+      deletedAt: d.deletedAt,
+    });
     if (d.deletedAt === null) continue;
-    if (d.returned) returns.push({ id: ++ids.return, assignmentId: id, returnedAt: d.deletedAt, returnedBy: d.returned.by, condition: d.returned.condition });
+    if (d.returned)
+      returns.push({
+        id: ++ids.return,
+        assignmentId: id,
+        returnedAt: d.deletedAt,
+        returnedBy: d.returned.by,
+        condition: d.returned.condition,
+      });
     const e = d.exchange;
     if (e) {
-      exchanges.push({ id: ++ids.exchange, oldAssignmentId: id, newAssignmentId: idOf(e.to), exchangedAt: d.deletedAt, exchangeType: e.exchangeType, replacementType: e.replacementType, processedBy: e.by });
+      exchanges.push({
+        id: ++ids.exchange,
+        oldAssignmentId: id,
+        newAssignmentId: idOf(e.to),
+        exchangedAt: d.deletedAt,
+        exchangeType: e.exchangeType,
+        replacementType: e.replacementType,
+        processedBy: e.by,
+      });
     }
   }
   return { assignments, returns, exchanges };
@@ -155,7 +198,17 @@ export function planAssignments(world: World, riderId: number, joinedAt: number,
 export function* assignmentRows(plans: Iterable<RiderPlan>) {
   for (const r of plans) {
     for (const a of r.assignments) {
-      yield row([a.id, r.id, a.productId, a.variationId, timestamp(a.assignedAt), a.assignedBy, a.method, a.type, a.deletedAt === null ? NULL : timestamp(a.deletedAt)]);
+      yield row([
+        a.id,
+        r.id,
+        a.productId,
+        a.variationId,
+        timestamp(a.assignedAt),
+        a.assignedBy,
+        a.method,
+        a.type,
+        a.deletedAt === null ? NULL : timestamp(a.deletedAt),
+      ]);
     }
   }
 }
@@ -169,7 +222,15 @@ export function* returnRows(plans: Iterable<RiderPlan>) {
 export function* exchangeRows(plans: Iterable<RiderPlan>) {
   for (const r of plans) {
     for (const e of r.exchanges) {
-      yield row([e.id, e.oldAssignmentId, e.newAssignmentId, timestamp(e.exchangedAt), text(e.exchangeType), e.replacementType, e.processedBy]);
+      yield row([
+        e.id,
+        e.oldAssignmentId,
+        e.newAssignmentId,
+        timestamp(e.exchangedAt),
+        text(e.exchangeType),
+        e.replacementType,
+        e.processedBy,
+      ]);
     }
   }
 }

@@ -21,8 +21,18 @@ export interface Check {
   images: string[];
 }
 
-const ITEM_STATUSES: ReadonlyArray<readonly [string, number]> = [['Good', 60], ['Damaged', 18], ['Missing', 10], ['Needs exchange', 12]];
-const ITEMS_PER_CHECK: ReadonlyArray<readonly [number, number]> = [[0, 35], [1, 30], [2, 22], [3, 13]];
+const ITEM_STATUSES: ReadonlyArray<readonly [string, number]> = [
+  ['Good', 60],
+  ['Damaged', 18],
+  ['Missing', 10],
+  ['Needs exchange', 12],
+];
+const ITEMS_PER_CHECK: ReadonlyArray<readonly [number, number]> = [
+  [0, 35],
+  [1, 30],
+  [2, 22],
+  [3, 13],
+];
 
 export function planChecks(world: World, riderId: number, country: Country, joinedAt: number, ids: IdCursor): Check[] {
   const rng = rngFor(world.seed, STREAM.checks, riderId);
@@ -40,7 +50,16 @@ export function planChecks(world: World, riderId: number, country: Country, join
       note = pick(rng, FAKE_ID_NOTES);
       for (let i = int(rng, 0, 3); i > 0; i--) images.push(`https://cdn.example.com/fake-id/${id}-${images.length + 1}.jpg`);
     }
-    return { id, patrollerId: pick(rng, country.patrollers), checkedAt, idValid, plateValid: !chance(rng, 0.1), stickerValid: !chance(rng, 0.1), note, images };
+    return {
+      id,
+      patrollerId: pick(rng, country.patrollers),
+      checkedAt,
+      idValid,
+      plateValid: !chance(rng, 0.1),
+      stickerValid: !chance(rng, 0.1),
+      note,
+      images,
+    };
   });
 }
 
@@ -50,7 +69,17 @@ export function planChecks(world: World, riderId: number, country: Country, join
 export function* checkRows(plans: Iterable<RiderPlan>) {
   for (const r of plans) {
     for (const c of r.checks) {
-      yield row([c.id, r.id, c.patrollerId, timestamp(c.checkedAt), bool(c.idValid), bool(c.plateValid), bool(c.stickerValid), nullableText(c.note), textArray(c.images)]);
+      yield row([
+        c.id,
+        r.id,
+        c.patrollerId,
+        timestamp(c.checkedAt),
+        bool(c.idValid),
+        bool(c.plateValid),
+        bool(c.stickerValid),
+        nullableText(c.note),
+        textArray(c.images),
+      ]);
     }
   }
 }
@@ -116,7 +145,8 @@ function answerFields(rng: Rng, q: Question, checkId: number): string {
     case 'TEXT': {
       if (chance(rng, 0.25)) return `${NULL}\t${NULL}\t${NULL}`;
       if (q.text === 'Odometer reading') return `${json(`${int(rng, 1000, 99999)} km`)}\t${NULL}\t${NULL}`;
-      if (q.text === 'ID number as shown') return `${json(`784-${int(rng, 1970, 2005)}-${int(rng, 1000000, 9999999)}-${int(rng, 1, 9)}`)}\t${NULL}\t${NULL}`;
+      if (q.text === 'ID number as shown')
+        return `${json(`784-${int(rng, 1970, 2005)}-${int(rng, 1000000, 9999999)}-${int(rng, 1, 9)}`)}\t${NULL}\t${NULL}`;
       return `${pick(rng, REMARKS_JSON)}\t${NULL}\t${NULL}`;
     }
     case 'PHOTO':

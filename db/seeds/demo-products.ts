@@ -80,7 +80,15 @@ export function buildProducts(rng: Rng): Product[] {
   return PRODUCTS.map(([name, categoryId, kind, weight], i) => {
     const id = i + 1;
     const variations = variationNames(rng, kind).map((v) => ({ id: ++variationId, productId: id, name: v }));
-    return { id, name, categoryId, imageUrl: `https://cdn.example.com/gear/${id}.jpg`, exchangeAfterDays: int(rng, 90, 365), weight, variations };
+    return {
+      id,
+      name,
+      categoryId,
+      imageUrl: `https://cdn.example.com/gear/${id}.jpg`,
+      exchangeAfterDays: int(rng, 90, 365),
+      weight,
+      variations,
+    };
   });
 }
 

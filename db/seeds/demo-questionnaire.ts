@@ -28,32 +28,123 @@ export interface Question {
 }
 
 type ChoiceTemplate = readonly [name: string, nameAr: string, score: number];
-const YES_NO: readonly ChoiceTemplate[] = [['Yes', 'نعم', 2], ['No', 'لا', -2]];
+const YES_NO: readonly ChoiceTemplate[] = [
+  ['Yes', 'نعم', 2],
+  ['No', 'لا', -2],
+];
 
 // The questionnaire bank; each country asks an ordered subset of it.
 const QUESTION_BANK: ReadonlyArray<readonly [string, QuestionType, string, readonly ChoiceTemplate[]]> = [
   ['Is the rider wearing the company uniform?', 'MULTIPLE_CHOICE:SINGLE', 'Appearance', YES_NO],
-  ['Condition of the uniform', 'MULTIPLE_CHOICE:SINGLE', 'Appearance', [['Good', 'جيد', 2], ['Acceptable', 'مقبول', 0], ['Poor', 'سيئ', -2]]],
+  [
+    'Condition of the uniform',
+    'MULTIPLE_CHOICE:SINGLE',
+    'Appearance',
+    [
+      ['Good', 'جيد', 2],
+      ['Acceptable', 'مقبول', 0],
+      ['Poor', 'سيئ', -2],
+    ],
+  ],
   ['Is the rider well groomed?', 'MULTIPLE_CHOICE:SINGLE', 'Appearance', YES_NO],
-  ['Which uniform items are missing?', 'MULTIPLE_CHOICE:MULTIPLE', 'Appearance', [['None', 'لا شيء', 1], ['T-shirt', 'قميص', -1], ['Jacket', 'سترة', -1], ['Cap', 'قبعة', -1]]],
+  [
+    'Which uniform items are missing?',
+    'MULTIPLE_CHOICE:MULTIPLE',
+    'Appearance',
+    [
+      ['None', 'لا شيء', 1],
+      ['T-shirt', 'قميص', -1],
+      ['Jacket', 'سترة', -1],
+      ['Cap', 'قبعة', -1],
+    ],
+  ],
   ['Photo of the rider in uniform', 'PHOTO', 'Appearance', []],
   ['Is the license plate clearly visible?', 'MULTIPLE_CHOICE:SINGLE', 'Vehicle', YES_NO],
-  ['Vehicle condition', 'MULTIPLE_CHOICE:SINGLE', 'Vehicle', [['Good', 'جيد', 2], ['Needs service', 'يحتاج صيانة', -1], ['Damaged', 'تالف', -3]]],
+  [
+    'Vehicle condition',
+    'MULTIPLE_CHOICE:SINGLE',
+    'Vehicle',
+    [
+      ['Good', 'جيد', 2],
+      ['Needs service', 'يحتاج صيانة', -1],
+      ['Damaged', 'تالف', -3],
+    ],
+  ],
   ['Are the lights working?', 'MULTIPLE_CHOICE:SINGLE', 'Vehicle', YES_NO],
-  ['Which vehicle issues were found?', 'MULTIPLE_CHOICE:MULTIPLE', 'Vehicle', [['None', 'لا شيء', 1], ['Tyres worn', 'إطارات مهترئة', -1], ['Broken mirror', 'مرآة مكسورة', -1], ['Brake problem', 'مشكلة في الفرامل', -3], ['Lights', 'الأضواء', -1]]],
+  [
+    'Which vehicle issues were found?',
+    'MULTIPLE_CHOICE:MULTIPLE',
+    'Vehicle',
+    [
+      ['None', 'لا شيء', 1],
+      ['Tyres worn', 'إطارات مهترئة', -1],
+      ['Broken mirror', 'مرآة مكسورة', -1],
+      ['Brake problem', 'مشكلة في الفرامل', -3],
+      ['Lights', 'الأضواء', -1],
+    ],
+  ],
   ['Photo of the vehicle', 'PHOTO', 'Vehicle', []],
   ['Odometer reading', 'TEXT', 'Vehicle', []],
   ['Is the delivery box clean?', 'MULTIPLE_CHOICE:SINGLE', 'Equipment', YES_NO],
-  ['Is the helmet worn correctly?', 'MULTIPLE_CHOICE:SINGLE', 'Equipment', [['Yes', 'نعم', 2], ['No', 'لا', -2], ['No helmet', 'بدون خوذة', -5]]],
-  ['Condition of the delivery box', 'MULTIPLE_CHOICE:SINGLE', 'Equipment', [['Good', 'جيد', 2], ['Worn', 'مستهلك', 0], ['Damaged', 'تالف', -2], ['Missing', 'مفقود', -4]]],
-  ['Which equipment is with the rider?', 'MULTIPLE_CHOICE:MULTIPLE', 'Equipment', [['Helmet', 'خوذة', 1], ['Box', 'صندوق', 1], ['Bag', 'حقيبة', 1], ['Phone holder', 'حامل هاتف', 1], ['Power bank', 'شاحن متنقل', 1]]],
+  [
+    'Is the helmet worn correctly?',
+    'MULTIPLE_CHOICE:SINGLE',
+    'Equipment',
+    [
+      ['Yes', 'نعم', 2],
+      ['No', 'لا', -2],
+      ['No helmet', 'بدون خوذة', -5],
+    ],
+  ],
+  [
+    'Condition of the delivery box',
+    'MULTIPLE_CHOICE:SINGLE',
+    'Equipment',
+    [
+      ['Good', 'جيد', 2],
+      ['Worn', 'مستهلك', 0],
+      ['Damaged', 'تالف', -2],
+      ['Missing', 'مفقود', -4],
+    ],
+  ],
+  [
+    'Which equipment is with the rider?',
+    'MULTIPLE_CHOICE:MULTIPLE',
+    'Equipment',
+    [
+      ['Helmet', 'خوذة', 1],
+      ['Box', 'صندوق', 1],
+      ['Bag', 'حقيبة', 1],
+      ['Phone holder', 'حامل هاتف', 1],
+      ['Power bank', 'شاحن متنقل', 1],
+    ],
+  ],
   ['Is the company sticker on the box?', 'MULTIPLE_CHOICE:SINGLE', 'Equipment', YES_NO],
   ['Photo of the delivery box', 'PHOTO', 'Equipment', []],
   ['Equipment remarks', 'TEXT', 'Equipment', []],
   ['Does the rider carry a valid ID?', 'MULTIPLE_CHOICE:SINGLE', 'Documents', YES_NO],
-  ['Is the driving licence valid?', 'MULTIPLE_CHOICE:SINGLE', 'Documents', [['Yes', 'نعم', 2], ['No', 'لا', -3], ['Expired', 'منتهي الصلاحية', -2]]],
+  [
+    'Is the driving licence valid?',
+    'MULTIPLE_CHOICE:SINGLE',
+    'Documents',
+    [
+      ['Yes', 'نعم', 2],
+      ['No', 'لا', -3],
+      ['Expired', 'منتهي الصلاحية', -2],
+    ],
+  ],
   ['Is the vehicle registration available?', 'MULTIPLE_CHOICE:SINGLE', 'Documents', YES_NO],
-  ['Which documents were shown?', 'MULTIPLE_CHOICE:MULTIPLE', 'Documents', [['ID card', 'بطاقة الهوية', 1], ['Driving licence', 'رخصة القيادة', 1], ['Vehicle registration', 'استمارة المركبة', 1], ['Insurance', 'التأمين', 1]]],
+  [
+    'Which documents were shown?',
+    'MULTIPLE_CHOICE:MULTIPLE',
+    'Documents',
+    [
+      ['ID card', 'بطاقة الهوية', 1],
+      ['Driving licence', 'رخصة القيادة', 1],
+      ['Vehicle registration', 'استمارة المركبة', 1],
+      ['Insurance', 'التأمين', 1],
+    ],
+  ],
   ['Photo of the ID card', 'PHOTO', 'Documents', []],
   ['ID number as shown', 'TEXT', 'Documents', []],
   ['Patroller remarks', 'TEXT', 'Documents', []],

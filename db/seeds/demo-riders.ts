@@ -48,11 +48,18 @@ export interface IdCursor {
  * Every rider's plan, in id order. `needs` says which parts of the history a pass writes; the others
  * are left empty (their draws come from random streams of their own, so skipping them changes nothing).
  */
-export function* walkRiders(world: World, riders: number, needs: { assignments?: boolean; checks?: boolean }, progress: Progress): Generator<RiderPlan> {
+export function* walkRiders(
+  world: World,
+  riders: number,
+  needs: { assignments?: boolean; checks?: boolean },
+  progress: Progress,
+): Generator<RiderPlan> {
   const ids: IdCursor = { assignment: 0, return: 0, exchange: 0, check: 0 };
   for (let index = 0; index < riders; index++) {
     const base = riderBase(world, index);
-    const history = needs.assignments ? planAssignments(world, base.id, base.joinedAt, ids) : { assignments: [], returns: [], exchanges: [] };
+    const history = needs.assignments
+      ? planAssignments(world, base.id, base.joinedAt, ids)
+      : { assignments: [], returns: [], exchanges: [] };
     const checks = needs.checks ? planChecks(world, base.id, base.country, base.joinedAt, ids) : [];
     progress.done = index;
     yield { ...base, ...history, checks };

@@ -39,7 +39,14 @@ export function buildWorld(seed: number, anchor: number): World {
   const products = buildProducts(rng);
   const questions = buildQuestions(rng, countries);
   return {
-    seed, anchor, countries, companies, appUsers, patrollers, categories, products,
+    seed,
+    anchor,
+    countries,
+    companies,
+    appUsers,
+    patrollers,
+    categories,
+    products,
     productsByCategory: productsByCategory(products),
     questions,
     countryOdds: countries.map((c) => [c, c.weight] as const),

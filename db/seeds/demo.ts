@@ -46,9 +46,22 @@ export interface DemoOptions {
 export const DEFAULT_DEMO: DemoOptions = { riders: 300, seed: 42 };
 
 const TABLES = [
-  'countries', 'companies', 'app_users', 'patrollers', 'product_categories', 'products', 'product_variations',
-  'questions', 'question_answers', 'riders', 'assignments', 'product_returns', 'product_exchanges',
-  'patrol_checks', 'patrol_check_items', 'patrol_check_answers',
+  'countries',
+  'companies',
+  'app_users',
+  'patrollers',
+  'product_categories',
+  'products',
+  'product_variations',
+  'questions',
+  'question_answers',
+  'riders',
+  'assignments',
+  'product_returns',
+  'product_exchanges',
+  'patrol_checks',
+  'patrol_check_items',
+  'patrol_check_answers',
 ] as const;
 
 // companies is referenced from outside the data (API tokens and supervisors limited to one 3PL), so
@@ -63,9 +76,15 @@ const ENTRY_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `assignments_$
 /** The seed writes fixed ids from 1 (riders from 100001), so it needs every table empty. */
 async function assertEmpty(client: ClientBase): Promise<void> {
   const riders = await client.query('SELECT 1 FROM riders LIMIT 1');
-  if ((riders.rowCount ?? 0) > 0) throw new Error('seedDemo: table riders already has rows; the demo seed needs a freshly migrated, empty database');
-  const { rows } = await client.query<{ table: string }>(TABLES.map((t) => `SELECT '${t}' AS table WHERE EXISTS (SELECT 1 FROM ${t})`).join(' UNION ALL '));
-  if (rows.length > 0) throw new Error(`seedDemo: tables ${rows.map((r) => r.table).join(', ')} already have rows; the demo seed needs a freshly migrated, empty database`);
+  if ((riders.rowCount ?? 0) > 0)
+    throw new Error('seedDemo: table riders already has rows; the demo seed needs a freshly migrated, empty database');
+  const { rows } = await client.query<{ table: string }>(
+    TABLES.map((t) => `SELECT '${t}' AS table WHERE EXISTS (SELECT 1 FROM ${t})`).join(' UNION ALL '),
+  );
+  if (rows.length > 0)
+    throw new Error(
+      `seedDemo: tables ${rows.map((r) => r.table).join(', ')} already have rows; the demo seed needs a freshly migrated, empty database`,
+    );
 }
 
 /**
@@ -82,7 +101,8 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
   const ctx: LoadContext = { client, log: options.log ?? (() => undefined), verbose: riders >= 10000 };
   const started = performance.now();
   const anchor = options.anchor ?? DEMO_ANCHOR;
-  if (!Number.isSafeInteger(anchor) || anchor % SECOND !== 0) throw new Error(`seedDemo: anchor must be a whole second in ms, got ${anchor}`);
+  if (!Number.isSafeInteger(anchor) || anchor % SECOND !== 0)
+    throw new Error(`seedDemo: anchor must be a whole second in ms, got ${anchor}`);
   const world = buildWorld(seed >>> 0, anchor);
   const counts: Record<string, number> = {};
   // The tables truncated below are written frozen.
@@ -105,15 +125,28 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     counts.app_users = await copy('app_users', ['id', 'name'], namedRows(world.appUsers));
     counts.patrollers = await copy('patrollers', ['id', 'name'], namedRows(world.patrollers));
     counts.product_categories = await copy('product_categories', ['id', 'name'], namedRows(world.categories));
-    counts.products = await copy('products', ['id', 'name', 'category_id', 'image_url', 'exchange_after_days'], productRows(world.products));
+    counts.products = await copy(
+      'products',
+      ['id', 'name', 'category_id', 'image_url', 'exchange_after_days'],
+      productRows(world.products),
+    );
     counts.product_variations = await copy('product_variations', ['id', 'product_id', 'name'], variationRows(world.products));
     counts.questions = await copy('questions', ['id', 'country_id', 'text', 'question_type', 'category'], questionRows(world.questions));
-    counts.question_answers = await copy('question_answers', ['question_id', 'position', 'name', 'name_ar', 'score', 'jump', 'skip'], questionAnswerRows(world.questions));
+    counts.question_answers = await copy(
+      'question_answers',
+      ['question_id', 'position', 'name', 'name_ar', 'score', 'jump', 'skip'],
+      questionAnswerRows(world.questions),
+    );
 
     let p = pass({ assignments: true });
     // Kept data (item counts, list blocks and entries, questioner arrays) is built once at the end.
     await client.query('ALTER TABLE riders DISABLE TRIGGER riders_list_blocks');
-    counts.riders = await copy('riders', ['id', 'name', 'company_id', 'country_id', 'active_items', 'returned_items'], riderRows(p.plans), p.progress);
+    counts.riders = await copy(
+      'riders',
+      ['id', 'name', 'company_id', 'country_id', 'active_items', 'returned_items'],
+      riderRows(p.plans),
+      p.progress,
+    );
     await client.query('ALTER TABLE assignments DISABLE TRIGGER assignments_count_items');
     for (const trigger of ENTRY_TRIGGERS) await client.query(`ALTER TABLE assignments DISABLE TRIGGER ${trigger}`);
     for (const trigger of ANSWER_TRIGGERS) await client.query(`ALTER TABLE patrol_check_answers DISABLE TRIGGER ${trigger}`);
@@ -121,29 +154,43 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     counts.assignments = await copy(
       'assignments',
       ['id', 'rider_id', 'product_id', 'variation_id', 'assigned_at', 'assigned_by', 'assign_method', 'assign_type', 'deleted_at'],
-      assignmentRows(p.plans), p.progress,
+      assignmentRows(p.plans),
+      p.progress,
     );
     p = pass({ assignments: true });
-    counts.product_returns = await copy('product_returns', ['id', 'assignment_id', 'returned_at', 'returned_by', 'condition'], returnRows(p.plans), p.progress);
+    counts.product_returns = await copy(
+      'product_returns',
+      ['id', 'assignment_id', 'returned_at', 'returned_by', 'condition'],
+      returnRows(p.plans),
+      p.progress,
+    );
     p = pass({ assignments: true });
     counts.product_exchanges = await copy(
       'product_exchanges',
       ['id', 'old_assignment_id', 'new_assignment_id', 'exchanged_at', 'exchange_type', 'replacement_type', 'processed_by'],
-      exchangeRows(p.plans), p.progress,
+      exchangeRows(p.plans),
+      p.progress,
     );
     p = pass({ checks: true });
     counts.patrol_checks = await copy(
       'patrol_checks',
       ['id', 'rider_id', 'patroller_id', 'checked_at', 'id_valid', 'plate_valid', 'sticker_valid', 'fake_id_note', 'fake_id_images'],
-      checkRows(p.plans), p.progress,
+      checkRows(p.plans),
+      p.progress,
     );
     p = pass({ assignments: true, checks: true });
-    counts.patrol_check_items = await copy('patrol_check_items', ['check_id', 'position', 'assignment_id', 'status', 'image_url'], checkItemRows(world, p.plans), p.progress);
+    counts.patrol_check_items = await copy(
+      'patrol_check_items',
+      ['check_id', 'position', 'assignment_id', 'status', 'image_url'],
+      checkItemRows(world, p.plans),
+      p.progress,
+    );
     p = pass({ checks: true });
     counts.patrol_check_answers = await copy(
       'patrol_check_answers',
       ['check_id', 'position', 'question_id', 'answer', 'image_url', 'score'],
-      checkAnswerRows(world, p.plans), p.progress,
+      checkAnswerRows(world, p.plans),
+      p.progress,
     );
 
     await client.query('ALTER TABLE riders ENABLE TRIGGER riders_list_blocks');

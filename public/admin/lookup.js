@@ -18,17 +18,27 @@
         if (controller) controller.abort();
         controller = new AbortController();
         asked = term;
-        fetch(field.getAttribute('data-lookup') + '?q=' + encodeURIComponent(term), { signal: controller.signal, headers: { Accept: 'application/json' } })
-          .then(function (res) { return res.ok ? res.json() : []; })
-          .then(function (options) {
-            list.replaceChildren.apply(list, options.map(function (o) {
-              var option = document.createElement('option');
-              option.value = o.value;
-              option.label = o.label;
-              return option;
-            }));
+        fetch(field.getAttribute('data-lookup') + '?q=' + encodeURIComponent(term), {
+          signal: controller.signal,
+          headers: { Accept: 'application/json' },
+        })
+          .then(function (res) {
+            return res.ok ? res.json() : [];
           })
-          .catch(function () { /* a newer lookup replaced this one, or the network failed: keep what is shown */ });
+          .then(function (options) {
+            list.replaceChildren.apply(
+              list,
+              options.map(function (o) {
+                var option = document.createElement('option');
+                option.value = o.value;
+                option.label = o.label;
+                return option;
+              }),
+            );
+          })
+          .catch(function () {
+            /* a newer lookup replaced this one, or the network failed: keep what is shown */
+          });
       }, 200);
     });
   });

@@ -3,5 +3,7 @@ document.addEventListener('DOMContentLoaded', function () {
   var button = document.querySelector('.print-button');
   if (!button) return;
   button.hidden = false;
-  button.addEventListener('click', function () { window.print(); });
+  button.addEventListener('click', function () {
+    window.print();
+  });
 });

@@ -47,7 +47,8 @@ export const RULES: Rule[] = [
   {
     name: 'failing-checks',
     title: 'Failing patrol checks',
-    means: (s) => `Riders whose last ${s.failedChecks} patrol checks each failed a validation (ID, plate or sticker), newest failure first.`,
+    means: (s) =>
+      `Riders whose last ${s.failedChecks} patrol checks each failed a validation (ID, plate or sticker), newest failure first.`,
     counted: 'riders failing their last checks',
     columns: [
       ...riderColumns,
@@ -59,7 +60,8 @@ export const RULES: Rule[] = [
   {
     name: 'overdue-items',
     title: 'Items past their exchange day',
-    means: () => 'Items still held after the day they became eligible for exchange (assigned, plus the product’s exchange period), longest overdue first.',
+    means: () =>
+      'Items still held after the day they became eligible for exchange (assigned, plus the product’s exchange period), longest overdue first.',
     counted: 'items past their exchange day',
     columns: [
       ...riderColumns,
@@ -79,7 +81,12 @@ export const RULES: Rule[] = [
       { key: 'company', label: '3PL', auto: true, href: (row) => String(row.href) },
       { key: 'recent', label: 'Lost and Accident', numeric: true },
       { key: 'usual', label: 'Usual', numeric: true },
-      { key: 'above_usual', label: 'Above usual', text: (row) => (row.above_usual ? 'Yes' : 'No'), badge: (row) => (row.above_usual ? 'fail' : undefined) },
+      {
+        key: 'above_usual',
+        label: 'Above usual',
+        text: (row) => (row.above_usual ? 'Yes' : 'No'),
+        badge: (row) => (row.above_usual ? 'fail' : undefined),
+      },
     ],
   },
   {
@@ -87,7 +94,11 @@ export const RULES: Rule[] = [
     title: 'Riders not checked lately',
     means: (s) => `Riders holding equipment with no patrol check in the last ${s.uncheckedDays} days, never checked first.`,
     counted: `riders holding equipment and not checked lately`,
-    columns: [...riderColumns, { key: 'held', label: 'Items held', numeric: true }, { key: 'last_check', label: 'Last check', text: (row) => (row.last_check ? String(row.last_check) : 'Never') }],
+    columns: [
+      ...riderColumns,
+      { key: 'held', label: 'Items held', numeric: true },
+      { key: 'last_check', label: 'Last check', text: (row) => (row.last_check ? String(row.last_check) : 'Never') },
+    ],
   },
 ];
 
@@ -136,7 +147,12 @@ export function attentionCounter(pool: Reader, settings: AttentionSettings, ttlM
     const counts = Promise.all(
       RULES.map(async (rule) => {
         const [{ total }] = await queryRows<{ total: string }>(pool, toNative(attention.ruleCount(rule.name, q)));
-        return { name: rule.name, counted: rule.counted, total: Number(total), href: `${links.attention(isToday ? {} : { as_of: asOf })}#${rule.name}` };
+        return {
+          name: rule.name,
+          counted: rule.counted,
+          total: Number(total),
+          href: `${links.attention(isToday ? {} : { as_of: asOf })}#${rule.name}`,
+        };
       }),
     );
     for (const [k, v] of kept) if (now - v.at >= ttlMs) kept.delete(k);
@@ -172,14 +188,29 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
           listed,
           headers: rule.columns.filter((c) => c.only !== 'csv').map((c) => ({ label: c.label, numeric: c.numeric })),
           rows: shownRows.map((row) =>
-            rule.columns.filter((c) => c.only !== 'csv').map((c) => ({ label: c.label, text: cellText(c, row), href: c.href?.(row), badge: c.badge?.(row), numeric: c.numeric, nowrap: c.nowrap, auto: c.auto })),
+            rule.columns
+              .filter((c) => c.only !== 'csv')
+              .map((c) => ({
+                label: c.label,
+                text: cellText(c, row),
+                href: c.href?.(row),
+                badge: c.badge?.(row),
+                numeric: c.numeric,
+                nowrap: c.nowrap,
+                auto: c.auto,
+              })),
           ),
           csvHref: links.attentionCsv(rule.name, given ? { as_of: given } : {}),
         };
       }),
     );
     const form = formModel({ action: links.attention(), params, raw: stringQuery(req.query as Record<string, unknown>), errors });
-    await render(res, 'attention', { title: 'Needs attention', section: 'attention', form, asOf, isToday: asOf === today, sections, shown: SHOWN }, errors ? 400 : 200);
+    await render(
+      res,
+      'attention',
+      { title: 'Needs attention', section: 'attention', form, asOf, isToday: asOf === today, sections, shown: SHOWN },
+      errors ? 400 : 200,
+    );
   }
 
   async function csv(req: Request, res: Response): Promise<void> {
@@ -190,8 +221,13 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
     const { asOf } = await asOfDay(pool, res, given);
     const query = attention.rules[rule.name]({ asOf, settings, scope: scopeOf(res) });
     const { key, what } = sessionKey(req);
-    const columns = rule.columns.map((c) => ({ label: c.label, text: (row: Row) => (rule.name === 'losses' && c.key === 'company' ? String(row.company) : cellText(c, row)) }));
-    await streamLimit.run(key, what, () => streamCsv(streamPool, toNative(query), res, { filename: `attention-${rule.name}-${asOf}.csv`, columns }));
+    const columns = rule.columns.map((c) => ({
+      label: c.label,
+      text: (row: Row) => (rule.name === 'losses' && c.key === 'company' ? String(row.company) : cellText(c, row)),
+    }));
+    await streamLimit.run(key, what, () =>
+      streamCsv(streamPool, toNative(query), res, { filename: `attention-${rule.name}-${asOf}.csv`, columns }),
+    );
   }
 
   return { page, csv };

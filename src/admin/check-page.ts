@@ -34,6 +34,7 @@ interface ReportedItem {
 export function checkHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
     const id = await pathId(String(req.params.id), 'patrol check');
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one row of many columns, read by the template
     const rows = await queryRows<Record<string, any>>(pool, toNative(patrolChecks.adminCheck(id, scopeOf(res))), clientSignal(res));
     if (rows.length === 0) throw new HttpError(404, `There is no patrol check with ID ${id}.`);
     const check = rows[0];
@@ -46,8 +47,16 @@ export function checkHandler(pool: Reader) {
     }
     const results = [
       { label: 'ID card', passed: check.id_valid as boolean, href: links.checks({ is_validation: check.id_valid ? '1' : '0' }) },
-      { label: 'License plate', passed: check.plate_valid as boolean, href: links.checks({ license_plate: check.plate_valid ? '1' : '0' }) },
-      { label: 'Sticker', passed: check.sticker_valid as boolean, href: links.checks({ sticker_validation: check.sticker_valid ? '1' : '0' }) },
+      {
+        label: 'License plate',
+        passed: check.plate_valid as boolean,
+        href: links.checks({ license_plate: check.plate_valid ? '1' : '0' }),
+      },
+      {
+        label: 'Sticker',
+        passed: check.sticker_valid as boolean,
+        href: links.checks({ sticker_validation: check.sticker_valid ? '1' : '0' }),
+      },
     ];
     await render(res, 'check', {
       title: `Patrol check ${check.id}`,

@@ -39,7 +39,8 @@ export interface ChoiceSource {
 
 export function choiceSource(pool: Reader): ChoiceSource {
   return {
-    companies: async (scope, signal) => (await queryRows<{ name: string }>(pool, toNative(riderEquipment.companyNames(scope)), signal)).map((row) => row.name),
+    companies: async (scope, signal) =>
+      (await queryRows<{ name: string }>(pool, toNative(riderEquipment.companyNames(scope)), signal)).map((row) => row.name),
     items: (signal) => queryRows<ItemRow>(pool, toNative(choices.items()), signal),
     patrollers: (scope, signal) => queryRows<Named>(pool, toNative(choices.patrollers(scope)), signal),
     rider: async (id, scope, signal) => (await queryRows<Named>(pool, toNative(riderEquipment.riderById(id, scope)), signal))[0],
@@ -93,10 +94,7 @@ export function riderLookupHandler(source: ChoiceSource) {
       if (error instanceof HttpError && error.status === 400) return sendProblem(res, error);
       throw error;
     }
-    const rows =
-      q.length < 2 && !/^[0-9]+$/.test(q)
-        ? []
-        : await source.riders(q, scopeOf(res), SUGGESTIONS, clientSignal(res));
+    const rows = q.length < 2 && !/^[0-9]+$/.test(q) ? [] : await source.riders(q, scopeOf(res), SUGGESTIONS, clientSignal(res));
     res
       .set('Cache-Control', 'no-store')
       .json(rows.map((row) => ({ value: String(row.id), label: `${personLabel(row)} · ${row.company}` })));

@@ -93,10 +93,15 @@ export function formModel(options: FormOptions): FormModel {
           control: 'select',
           value,
           options: [],
-          groups: picker.groups.map((group) => ({ label: group.label, options: group.options.map((c) => ({ ...c, selected: c.value === value })) })),
+          groups: picker.groups.map((group) => ({
+            label: group.label,
+            options: group.options.map((c) => ({ ...c, selected: c.value === value })),
+          })),
           // The picker stands for two parameters: a message about one of them names it and its value.
           errors: [
-            ...picker.replaces.flatMap((replaced) => (errors[replaced] ?? []).map((message) => `${replaced} “${raw[replaced] ?? ''}” ${message}`)),
+            ...picker.replaces.flatMap((replaced) =>
+              (errors[replaced] ?? []).map((message) => `${replaced} “${raw[replaced] ?? ''}” ${message}`),
+            ),
             ...(errors[picker.name] ?? []),
           ],
           anyLabel: 'Any',
@@ -116,7 +121,8 @@ export function formModel(options: FormOptions): FormModel {
         label: options.labels?.[name] ?? def.label,
         control,
         value,
-        options: control === 'select' ? choicesFor(params, name, options.choices?.[name]).map((c) => ({ ...c, selected: c.value === value })) : [],
+        options:
+          control === 'select' ? choicesFor(params, name, options.choices?.[name]).map((c) => ({ ...c, selected: c.value === value })) : [],
         errors: fieldErrors,
         suggestions: options.suggestions?.[name],
         lookup: options.lookups?.[name],

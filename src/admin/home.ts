@@ -46,7 +46,9 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
       run<{ day: string; checks: string; passed: string }>(patrolChecks.checksPerDay({ from: from30, to }, scope)),
       run<{ riders_holding: string; items_held: string; riders: string }>(assignments.holdingTotals(scope)),
       run<{ product_id: string; product_name: string; items: string }>(assignments.heldByProduct(scope)),
-      run<{ replacement_type: string; exchanges: string; recent: string }>(productExchanges.countsByReplacementType({ from: from30, to }, scope)),
+      run<{ replacement_type: string; exchanges: string; recent: string }>(
+        productExchanges.countsByReplacementType({ from: from30, to }, scope),
+      ),
     ]);
 
     const sum = (key: keyof Rates) => rates.reduce((n, row) => n + Number(row[key]), 0);
@@ -110,7 +112,21 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
     await render(
       res,
       'home',
-      { title: 'Overview', section: 'home', form, figures, today, isToday: to === today, latestHint, attend, rateRows, rateBars, days, productBars, exchangeBars },
+      {
+        title: 'Overview',
+        section: 'home',
+        form,
+        figures,
+        today,
+        isToday: to === today,
+        latestHint,
+        attend,
+        rateRows,
+        rateBars,
+        days,
+        productBars,
+        exchangeBars,
+      },
       errors ? 400 : 200,
     );
   };

@@ -69,7 +69,11 @@ export interface ListResource {
 
 export const cellText = (column: ListColumn, row: Row): string => {
   if (column.text) return column.text(row);
-  if (column.items) return column.items(row).map((item) => (item.note ? `${item.text} (${item.note})` : item.text)).join('; ');
+  if (column.items)
+    return column
+      .items(row)
+      .map((item) => (item.note ? `${item.text} (${item.note})` : item.text))
+      .join('; ');
   const value = row[column.key];
   return value === null || value === undefined ? '' : String(value);
 };
@@ -176,7 +180,11 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
         out[name] = found[0].id;
         changed = true;
       } else {
-        errors[name] = [found.length ? `${found.length > 1 ? 'several' : 'no'} ${kind}s match “${typed}”: pick one from the suggestions, or give the ID` : `no ${kind} is named “${typed}”; give a name from the suggestions, or the ID`];
+        errors[name] = [
+          found.length
+            ? `${found.length > 1 ? 'several' : 'no'} ${kind}s match “${typed}”: pick one from the suggestions, or give the ID`
+            : `no ${kind} is named “${typed}”; give a name from the suggestions, or the ID`,
+        ];
       }
     }
     if (Object.keys(errors).length) return { errors };
@@ -187,7 +195,9 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
   async function peopleNamed(kind: 'rider' | 'patroller', typed: string, res: Response): Promise<Named[]> {
     if (kind === 'rider') return choices.riders(typed, scopeOf(res), 2, clientSignal(res));
     const needle = typed.toLocaleLowerCase();
-    return (await choices.patrollers(scopeOf(res), clientSignal(res))).filter((p) => p.name.toLocaleLowerCase().includes(needle)).slice(0, 2);
+    return (await choices.patrollers(scopeOf(res), clientSignal(res)))
+      .filter((p) => p.name.toLocaleLowerCase().includes(needle))
+      .slice(0, 2);
   }
 
   /**
@@ -207,7 +217,13 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
     } catch (error) {
       const errors = fieldErrorsOf(error);
       if (!errors) throw error;
-      const view = { resource, equipmentTabs, form: form(stringQuery(req.query as Values), await load(res), errors), chips: [], list: null };
+      const view = {
+        resource,
+        equipmentTabs,
+        form: form(stringQuery(req.query as Values), await load(res), errors),
+        chips: [],
+        list: null,
+      };
       await render(res, 'list', { title: `${resource.title}: check the filters`, section: resource.section, ...view }, 400);
       return undefined;
     }
@@ -237,7 +253,9 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
       }),
       datalists: [
         ...(people.some(([, kind]) => kind === 'rider') ? [{ id: 'rider-suggestions', options: [] as Choice[] }] : []),
-        ...(people.some(([, kind]) => kind === 'patroller') ? [{ id: 'patroller-suggestions', options: loaded.patrollers.map((p) => ({ value: String(p.id), label: p.name })) }] : []),
+        ...(people.some(([, kind]) => kind === 'patroller')
+          ? [{ id: 'patroller-suggestions', options: loaded.patrollers.map((p) => ({ value: String(p.id), label: p.name })) }]
+          : []),
       ],
     };
   }
@@ -257,7 +275,11 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
         picker.replaces.forEach((replaced) => done.add(replaced));
         const [product, variation] = picker.replaces.map((replaced) => raw[replaced] ?? '');
         const item = loaded.items.find((i) => (!product || i.product_id === product) && (!variation || i.variation_id === variation));
-        const text = !item ? `product ${product || 'any'}, variation ${variation || 'any'} (no such item)` : variation ? itemLabel(item) : `${item.product} (any variation)`;
+        const text = !item
+          ? `product ${product || 'any'}, variation ${variation || 'any'} (no such item)`
+          : variation
+            ? itemLabel(item)
+            : `${item.product} (any variation)`;
         out.push({ label: picker.label, text, removeHref: remove(...picker.replaces) });
         continue;
       }
@@ -287,7 +309,15 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
     const signal = clientSignal(res);
     const [[counted], found, loaded] = await Promise.all([
       queryRows<{ total: string }>(pool, toNative(base.clone().count({ total: '*' })), signal),
-      queryRows<Row>(pool, toNative(ordered(resource.columns(base.clone(), values), values).limit(perPage).offset((pageNo - 1) * perPage)), signal),
+      queryRows<Row>(
+        pool,
+        toNative(
+          ordered(resource.columns(base.clone(), values), values)
+            .limit(perPage)
+            .offset((pageNo - 1) * perPage),
+        ),
+        signal,
+      ),
       load(res),
     ]);
     const total = Number(counted.total);
@@ -373,7 +403,9 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
     await streamLimit.run(key, what, () =>
       streamCsv(streamPool, toNative(query), res, {
         filename: `${resource.csvName}-${day}.csv`,
-        columns: resource.table.filter((column) => column.only !== 'table').map((column) => ({ label: column.label, text: (row: Row) => cellText(column, row) })),
+        columns: resource.table
+          .filter((column) => column.only !== 'table')
+          .map((column) => ({ label: column.label, text: (row: Row) => cellText(column, row) })),
       }),
     );
   }

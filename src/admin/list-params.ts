@@ -28,7 +28,11 @@ export type Choice = { value: string; label: string };
 export function choicesFor(params: Params, name: string, labels?: readonly Choice[]): Choice[] {
   if (labels) return [...labels];
   const def = params[name];
-  if (def.type === 'boolean') return [{ value: '1', label: 'Yes' }, { value: '0', label: 'No' }];
+  if (def.type === 'boolean')
+    return [
+      { value: '1', label: 'Yes' },
+      { value: '0', label: 'No' },
+    ];
   if (def.choices) return def.choices.map(({ value, label }) => ({ value, label }));
   return (def.values ?? []).map((value) => ({ value, label: value }));
 }

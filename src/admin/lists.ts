@@ -20,12 +20,18 @@ const passFail = (key: string, label: string): ListColumn => ({
   text: (row) => (row[key] ? 'Passed' : 'Failed'),
   badge: (row) => (row[key] ? 'pass' : 'fail'),
 });
-const item = (prefix = '') => (row: Row) => `${row[`${prefix}product_name`]} / ${row[`${prefix}variation_name`]}`;
+const item =
+  (prefix = '') =>
+  (row: Row) =>
+    `${row[`${prefix}product_name`]} / ${row[`${prefix}variation_name`]}`;
 
 const rider = { rider_id: 'rider' } as const;
 const itemPicker = { name: 'item', label: 'Item', replaces: ['product_id', 'variation_id'] } as const;
 
-const PASS_FAIL = [{ value: '1', label: 'Passed' }, { value: '0', label: 'Failed' }];
+const PASS_FAIL = [
+  { value: '1', label: 'Passed' },
+  { value: '0', label: 'Failed' },
+];
 
 export const checks: ListResource = {
   path: '/checks',
@@ -66,7 +72,12 @@ export const assignmentList: ListResource = {
   section: 'equipment',
   noun: ['assignment', 'assignments'],
   filters: assignments.adminParams,
-  choices: { active: [{ value: '1', label: 'Held now' }, { value: '0', label: 'Returned' }] },
+  choices: {
+    active: [
+      { value: '1', label: 'Held now' },
+      { value: '0', label: 'Returned' },
+    ],
+  },
   companyFields: ['3pl'],
   people: rider,
   itemPickers: [itemPicker],
@@ -110,7 +121,12 @@ export const riderList: ListResource = {
   section: 'equipment',
   noun: ['rider', 'riders'],
   filters: riderEquipment.adminParams,
-  choices: { active: [{ value: '1', label: 'Holding items' }, { value: '0', label: 'Returned items' }] },
+  choices: {
+    active: [
+      { value: '1', label: 'Holding items' },
+      { value: '0', label: 'Returned items' },
+    ],
+  },
   companyFields: ['3pl_name'],
   people: rider,
   sorts: riderEquipment.adminSorts,

@@ -30,12 +30,26 @@ interface Answer {
 export function questionnaireHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
     const raw = stringQuery(req.query as Record<string, unknown>);
-    const countries = await queryRows<{ id: string; code: string; name: string; questions: string }>(pool, toNative(questions.countries()), clientSignal(res));
-    const choices = { country_id: countries.map((c) => ({ value: c.id, label: `${c.name} (${c.code}), ${c.questions} question${c.questions === '1' ? '' : 's'}` })) };
+    const countries = await queryRows<{ id: string; code: string; name: string; questions: string }>(
+      pool,
+      toNative(questions.countries()),
+      clientSignal(res),
+    );
+    const choices = {
+      country_id: countries.map((c) => ({
+        value: c.id,
+        label: `${c.name} (${c.code}), ${c.questions} question${c.questions === '1' ? '' : 's'}`,
+      })),
+    };
     const view = { title: 'Questionnaire', section: 'questionnaire', countries, country: null, questions: null };
 
     const values = await validateOrRedraw(validate, req.query, (errors) =>
-      render(res, 'questionnaire', { ...view, form: formModel({ action: links.questionnaire(), params: questions.params, raw, errors, choices, labels, anyLabels }) }, 400),
+      render(
+        res,
+        'questionnaire',
+        { ...view, form: formModel({ action: links.questionnaire(), params: questions.params, raw, errors, choices, labels, anyLabels }) },
+        400,
+      ),
     );
     if (!values) return;
     const countryId = values.country_id;
@@ -43,7 +57,11 @@ export function questionnaireHandler(pool: Reader) {
     if (!countryId) return render(res, 'questionnaire', { ...view, form });
 
     const country = countries.find((c) => c.id === countryId);
-    const rows = await queryRows<Row & { id: string; answers: Answer[] }>(pool, toNative(questions.adminQuestions({ country_id: countryId })), clientSignal(res));
+    const rows = await queryRows<Row & { id: string; answers: Answer[] }>(
+      pool,
+      toNative(questions.adminQuestions({ country_id: countryId })),
+      clientSignal(res),
+    );
     const ids = new Set(rows.map((q) => q.id));
     // jump and skip name question ids; ones in this questionnaire become links to them.
     const ref = (id: string) => ({ id, href: ids.has(id) ? `#q-${id}` : undefined });
@@ -82,6 +100,8 @@ export function questionnaireCsv(pool: Reader, streamLimit: StreamLimit) {
     const values = await validate(req.query as Record<string, unknown>);
     const name = values.country_id ? `questionnaire-country-${values.country_id}` : 'questionnaire';
     const { key, what } = sessionKey(req);
-    await streamLimit.run(key, what, () => streamCsv(pool, toNative(questions.adminAnswerRows(values)), res, { filename: `${name}.csv`, columns: csvColumns }));
+    await streamLimit.run(key, what, () =>
+      streamCsv(pool, toNative(questions.adminAnswerRows(values)), res, { filename: `${name}.csv`, columns: csvColumns }),
+    );
   };
 }

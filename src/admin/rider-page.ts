@@ -35,7 +35,12 @@ interface Event {
 }
 
 const newestFirst = (builder: Knex.QueryBuilder, column: string, tieBreak: string) =>
-  builder.orderBy([{ column, order: 'desc' }, { column: tieBreak, order: 'desc' }]).limit(TIMELINE_LIMIT + 1);
+  builder
+    .orderBy([
+      { column, order: 'desc' },
+      { column: tieBreak, order: 'desc' },
+    ])
+    .limit(TIMELINE_LIMIT + 1);
 
 /** One rider on one screen: equipment held now, and the timeline of everything that happened. */
 export function riderHandler(pool: Reader) {
@@ -48,7 +53,12 @@ export function riderHandler(pool: Reader) {
     if (!rider) throw new HttpError(404, `There is no rider with ID ${id}.`);
 
     const [held, assigned, returned, exchanged, checked] = await Promise.all([
-      run(assignments.adminColumns(assignments.adminFiltered({ ...scope, rider_id: id, active: true })).orderBy([{ column: 'a.assigned_at', order: 'desc' }, { column: 'a.id', order: 'desc' }])),
+      run(
+        assignments.adminColumns(assignments.adminFiltered({ ...scope, rider_id: id, active: true })).orderBy([
+          { column: 'a.assigned_at', order: 'desc' },
+          { column: 'a.id', order: 'desc' },
+        ]),
+      ),
       run(newestFirst(assignments.adminColumns(assignments.adminFiltered({ ...scope, rider_id: id })), 'a.assigned_at', 'a.id')),
       run(newestFirst(productReturns.adminColumns(productReturns.filtered({ ...scope, rider_id: id })), 'pr.returned_at', 'pr.id')),
       run(newestFirst(productExchanges.adminColumns(productExchanges.filtered({ ...scope, rider_id: id })), 'e.exchanged_at', 'e.id')),
@@ -119,7 +129,18 @@ export function searchHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
     const raw = stringQuery(req.query as Record<string, unknown>);
     const values = await validateOrRedraw(validateSearch, req.query, (errors) =>
-      render(res, 'search', { title: 'Find a rider', section: '', form: formModel({ action: links.search(), params: searchParams, raw, errors }), q: raw.q ?? '', results: null }, 400),
+      render(
+        res,
+        'search',
+        {
+          title: 'Find a rider',
+          section: '',
+          form: formModel({ action: links.search(), params: searchParams, raw, errors }),
+          q: raw.q ?? '',
+          results: null,
+        },
+        400,
+      ),
     );
     if (!values) return;
     const q = values.q?.trim();
@@ -128,7 +149,9 @@ export function searchHandler(pool: Reader) {
 
     if (/^[0-9]+$/.test(q)) {
       const id = await pathId(q, 'rider').catch(() => undefined);
-      const [rider] = id ? await queryRows<{ id: string }>(pool, toNative(riderEquipment.riderById(id, scopeOf(res))), clientSignal(res)) : [];
+      const [rider] = id
+        ? await queryRows<{ id: string }>(pool, toNative(riderEquipment.riderById(id, scopeOf(res))), clientSignal(res))
+        : [];
       if (rider) return res.redirect(303, links.rider(rider.id));
     }
     const base = riderEquipment.searchRiders(q, scopeOf(res));

@@ -28,7 +28,13 @@ export interface AdminDeps {
  * The supervisors' HTML pages, mounted at /admin. One router, so a sign-in middleware can be put in
  * front of all of it. Every page is a GET whose filters live in the URL.
  */
-export function createAdminRouter({ pool, streamPool = pool, streamLimit = new StreamLimit(Infinity), log = console.error, attention = DEFAULT_ATTENTION }: AdminDeps): Router {
+export function createAdminRouter({
+  pool,
+  streamPool = pool,
+  streamLimit = new StreamLimit(Infinity),
+  log = console.error,
+  attention = DEFAULT_ATTENTION,
+}: AdminDeps): Router {
   const router = express.Router();
   const choices = choiceSource(pool);
 

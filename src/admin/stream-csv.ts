@@ -21,7 +21,10 @@ class RowsToCells extends Transform {
     super({ objectMode: true });
   }
   _transform(row: Row, _encoding: BufferEncoding, done: TransformCallback): void {
-    done(null, this.columns.map((column) => column.text(row)));
+    done(
+      null,
+      this.columns.map((column) => column.text(row)),
+    );
   }
 }
 

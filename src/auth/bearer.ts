@@ -55,7 +55,12 @@ function tooMany(windowMs: number) {
   return (req: Request, _res: unknown, next: (error: unknown) => void) => {
     const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
     const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
-    next(new HttpError(429, `Too many requests; try again in ${seconds} s.`, { type: 'too-many-requests', headers: { 'Retry-After': String(seconds) } }));
+    next(
+      new HttpError(429, `Too many requests; try again in ${seconds} s.`, {
+        type: 'too-many-requests',
+        headers: { 'Retry-After': String(seconds) },
+      }),
+    );
   };
 }
 

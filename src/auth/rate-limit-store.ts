@@ -36,7 +36,9 @@ export class PostgresRateLimitStore implements Store {
   }
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
-    const { rows } = await this.pool.query('SELECT hits, reset_at FROM access.rate_limits WHERE key = $1 AND reset_at > now()', [this.prefix + key]);
+    const { rows } = await this.pool.query('SELECT hits, reset_at FROM access.rate_limits WHERE key = $1 AND reset_at > now()', [
+      this.prefix + key,
+    ]);
     return rows[0] ? { totalHits: rows[0].hits, resetTime: rows[0].reset_at } : undefined;
   }
 
@@ -46,7 +48,9 @@ export class PostgresRateLimitStore implements Store {
   }
 
   async decrement(key: string): Promise<void> {
-    await this.pool.query('UPDATE access.rate_limits SET hits = greatest(hits - 1, 0) WHERE key = $1 AND reset_at > now()', [this.prefix + key]);
+    await this.pool.query('UPDATE access.rate_limits SET hits = greatest(hits - 1, 0) WHERE key = $1 AND reset_at > now()', [
+      this.prefix + key,
+    ]);
   }
 
   async resetKey(key: string): Promise<void> {

@@ -27,7 +27,6 @@ export interface SignIn {
   requireSupervisor: RequestHandler;
 }
 
-
 /** Only a path of this site, so a crafted sign-in link cannot send the supervisor elsewhere. */
 function safeNext(value: unknown): string {
   return typeof value === 'string' && /^\/admin(\/[^\\]*|\?[^\\]*)?$/.test(value) && !value.startsWith('//') ? value : links.home();
@@ -81,9 +80,10 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   router.get('/sign-in', (req, res) => showForm(req, res, 200, req.query.ended === '1' ? 'Your session ended. Sign in again.' : undefined));
   router.post('/sign-in', form, csrfSynchronisedProtection, failedSignIns, async (req, res) => {
     const { username, password } = req.body as Record<string, unknown>;
-    const supervisor = typeof username === 'string' && typeof password === 'string' && username.length <= 64 && password.length <= 1024
-      ? await authenticate(pool, username, password)
-      : undefined;
+    const supervisor =
+      typeof username === 'string' && typeof password === 'string' && username.length <= 64 && password.length <= 1024
+        ? await authenticate(pool, username, password)
+        : undefined;
     if (!supervisor) return showForm(req, res, 401, 'Wrong username or password.');
     const next = safeNext(req.body.next);
     // A new session id at sign-in, so an id planted before it is worth nothing after.

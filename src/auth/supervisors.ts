@@ -36,7 +36,9 @@ export async function createSupervisor(
 }
 
 export async function disableSupervisor(db: Queryable, username: string): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE access.supervisors SET disabled_at = now() WHERE username = $1 AND disabled_at IS NULL', [username]);
+  const { rowCount } = await db.query('UPDATE access.supervisors SET disabled_at = now() WHERE username = $1 AND disabled_at IS NULL', [
+    username,
+  ]);
   return (rowCount ?? 0) > 0;
 }
 

@@ -138,7 +138,10 @@ export class TokenCache {
       this.tokens = new Map(
         rows.map((r) => [
           r.hash,
-          { access: Object.freeze({ id: r.id, name: r.name, companyId: r.company_id }), expiresAt: r.expires === null ? null : Number(r.expires) },
+          {
+            access: Object.freeze({ id: r.id, name: r.name, companyId: r.company_id }),
+            expiresAt: r.expires === null ? null : Number(r.expires),
+          },
         ]),
       );
       this.presented = new Map();

@@ -48,7 +48,11 @@ async function main(): Promise<void> {
         }
         const started = Date.now();
         const counts = await seedDemo(client, options);
-        log(`Loaded in ${((Date.now() - started) / 1000).toFixed(1)} s: ${Object.entries(counts).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+        log(
+          `Loaded in ${((Date.now() - started) / 1000).toFixed(1)} s: ${Object.entries(counts)
+            .map(([t, n]) => `${t} ${n}`)
+            .join(', ')}`,
+        );
       } finally {
         await client.end();
       }

@@ -23,7 +23,10 @@ async function askPassword(): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { username: { type: 'string' }, '3pl': { type: 'string' } } });
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { username: { type: 'string' }, '3pl': { type: 'string' } },
+  });
   const [command] = positionals;
   const username = values.username;
   if (!['create', 'disable'].includes(command) || !username) throw new Error(usage);

@@ -21,16 +21,25 @@ async function main(): Promise<void> {
   if (command === 'create' && !values.name) throw new Error(`create needs --name\n${usage}`);
   if (command === 'revoke' && !target) throw new Error(`revoke needs a token name or id\n${usage}`);
   const days = values['expires-days'];
-  if (days !== undefined && (!/^\d+$/.test(days) || Number(days) < 1)) throw new Error('--expires-days must be a whole number of at least 1');
+  if (days !== undefined && (!/^\d+$/.test(days) || Number(days) < 1))
+    throw new Error('--expires-days must be a whole number of at least 1');
 
   await withDatabaseClient(async (client) => {
     if (command === 'create') {
-      const { id, token } = await createToken(client, { name: values.name!, company: values['3pl'], expiresInDays: days ? Number(days) : undefined });
-      console.log(`Token ${id} "${values.name}"${values['3pl'] ? ` for 3PL "${values['3pl']}"` : ''}. It is shown this once; keep it secret:`);
+      const { id, token } = await createToken(client, {
+        name: values.name!,
+        company: values['3pl'],
+        expiresInDays: days ? Number(days) : undefined,
+      });
+      console.log(
+        `Token ${id} "${values.name}"${values['3pl'] ? ` for 3PL "${values['3pl']}"` : ''}. It is shown this once; keep it secret:`,
+      );
       console.log(token);
     } else if (command === 'revoke') {
       const revoked = await revokeToken(client, target);
-      console.log(revoked ? `Revoked ${revoked} token(s) named or numbered "${target}".` : `No live token is named or numbered "${target}".`);
+      console.log(
+        revoked ? `Revoked ${revoked} token(s) named or numbered "${target}".` : `No live token is named or numbered "${target}".`,
+      );
       if (!revoked) process.exitCode = 1;
     } else {
       const day = (at: Date | null) => (at ? at.toISOString().slice(0, 16).replace('T', ' ') : '');

@@ -55,7 +55,9 @@ export async function prepareDemo(url: string, log: (msg: string) => void, demo 
   try {
     const { rows } = await client.query('SELECT EXISTS (SELECT 1 FROM riders) AS seeded');
     if (!rows[0].seeded) {
-      log(`Loading demo data (${DEFAULT_DEMO.riders} riders, seed ${DEFAULT_DEMO.seed}, history up to ${new Date(anchor).toISOString().slice(0, 16).replace('T', ' ')} UTC)`);
+      log(
+        `Loading demo data (${DEFAULT_DEMO.riders} riders, seed ${DEFAULT_DEMO.seed}, history up to ${new Date(anchor).toISOString().slice(0, 16).replace('T', ' ')} UTC)`,
+      );
       await seedDemo(client, { ...DEFAULT_DEMO, anchor, log });
     }
   } finally {

@@ -71,9 +71,15 @@ export function sendCancel(client: pg.PoolClient): Promise<void> {
 
 /** The last resort, from a connection of its own outside every pool, to the same server: ends the backend process. */
 async function terminate(client: pg.PoolClient, processID: number): Promise<void> {
-  const { host, port, user, database, password, ssl } = (client as unknown as { connectionParameters: pg.ClientConfig }).connectionParameters;
+  const { host, port, user, database, password, ssl } = (client as unknown as { connectionParameters: pg.ClientConfig })
+    .connectionParameters;
   const killer = new pg.Client({
-    host, port, user, database, password, ssl,
+    host,
+    port,
+    user,
+    database,
+    password,
+    ssl,
     connectionTimeoutMillis: CANCEL_GRACE_MS,
     application_name: `${APPLICATION_NAME}/stopper`,
   });

@@ -116,7 +116,9 @@ export async function packagedBinaries(): Promise<Binaries> {
     // An ES module; a real dynamic import keeps this file CommonJS.
     ({ postgres } = (await import(name)) as { postgres: string });
   } catch {
-    throw new EmbeddedError(`The embedded PostgreSQL has no binaries for ${process.platform}-${process.arch} (${name} is not installed): set DATABASE_URL to a PostgreSQL server.`);
+    throw new EmbeddedError(
+      `The embedded PostgreSQL has no binaries for ${process.platform}-${process.arch} (${name} is not installed): set DATABASE_URL to a PostgreSQL server.`,
+    );
   }
   const root = path.dirname(path.dirname(postgres));
   const version = (JSON.parse(fs.readFileSync(path.join(root, '..', 'package.json'), 'utf8')) as { version: string }).version;
@@ -136,7 +138,9 @@ function postgresUser(): RunAs | undefined {
     spawnSync('groupadd', ['--system', 'postgres']);
     const made = spawnSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres'], { encoding: 'utf8' });
     if (made.status !== 0) {
-      throw new EmbeddedError('PostgreSQL does not run as root, and no `postgres` user could be created: create one (useradd postgres) or set DATABASE_URL.');
+      throw new EmbeddedError(
+        'PostgreSQL does not run as root, and no `postgres` user could be created: create one (useradd postgres) or set DATABASE_URL.',
+      );
     }
   }
   return { uid: Number(id('-u').stdout.trim()), gid: Number(id('-g').stdout.trim()) };
@@ -179,7 +183,9 @@ function run(file: string, args: string[], user?: RunAs): Promise<void> {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', (error) => reject(new EmbeddedError(`${path.basename(file)} could not be started (${error.message}).`)));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new EmbeddedError(`${path.basename(file)} failed (exit ${code}):\n${output.trim()}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new EmbeddedError(`${path.basename(file)} failed (exit ${code}):\n${output.trim()}`)),
+    );
   });
 }
 
@@ -196,9 +202,11 @@ async function initialise(binaries: Binaries, dir: string, password: string, use
     fs.chownSync(pwfile, user.uid, user.gid);
   }
   try {
-    await run(path.join(binaries.root, 'bin', 'initdb'), [
-      `--pgdata=${dir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C',
-    ], user);
+    await run(
+      path.join(binaries.root, 'bin', 'initdb'),
+      [`--pgdata=${dir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'],
+      user,
+    );
   } finally {
     fs.rmSync(path.dirname(pwfile), { recursive: true, force: true });
   }
@@ -218,11 +226,21 @@ const SERVER_MALLOC = { MALLOC_MMAP_THRESHOLD_: String(4 * 1024 * 1024), MALLOC_
 /** Starts `postgres` and resolves once it accepts connections; rejects with its last lines if it exits first. */
 function startServer(binaries: Binaries, dir: string, port: number, user?: RunAs): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(binaries.root, 'bin', 'postgres'), [
-      '-D', dir, '-p', String(port),
-      // Loopback only, no socket file that could clash with a system server.
-      '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
-    ], { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...SERVER_MALLOC, ...process.env, LC_MESSAGES: 'C' } });
+    const child = spawn(
+      path.join(binaries.root, 'bin', 'postgres'),
+      [
+        '-D',
+        dir,
+        '-p',
+        String(port),
+        // Loopback only, no socket file that could clash with a system server.
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+      ],
+      { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...SERVER_MALLOC, ...process.env, LC_MESSAGES: 'C' } },
+    );
     const recent: string[] = [];
     const onOutput = (chunk: Buffer) => {
       recent.push(chunk.toString());
@@ -270,8 +288,15 @@ export function startEmbedded(dir: string, options: StartOptions = {}): Promise<
  * the first time from a base backup taken with PostgreSQL's low-level backup functions (the embedded
  * binaries have no pg_basebackup), then started like any embedded server. Read-only.
  */
-export function startEmbeddedStandby(primary: EmbeddedServer, dir: string, name: string, options: StartOptions = {}): Promise<EmbeddedServer> {
-  return start(dir, { ...options, password: primary.password }, (_binaries, dataDir, _password, user) => baseBackup(primary, dataDir, name, user));
+export function startEmbeddedStandby(
+  primary: EmbeddedServer,
+  dir: string,
+  name: string,
+  options: StartOptions = {},
+): Promise<EmbeddedServer> {
+  return start(dir, { ...options, password: primary.password }, (_binaries, dataDir, _password, user) =>
+    baseBackup(primary, dataDir, name, user),
+  );
 }
 
 async function start(
@@ -335,7 +360,16 @@ async function start(
 }
 
 /** Folders whose contents a base backup leaves out (PostgreSQL's documentation: "Making a Base Backup Using the Low Level API"). */
-const EMPTY_IN_BACKUP = new Set(['pg_wal', 'pg_replslot', 'pg_dynshmem', 'pg_notify', 'pg_serial', 'pg_snapshots', 'pg_stat_tmp', 'pg_subtrans']);
+const EMPTY_IN_BACKUP = new Set([
+  'pg_wal',
+  'pg_replslot',
+  'pg_dynshmem',
+  'pg_notify',
+  'pg_serial',
+  'pg_snapshots',
+  'pg_stat_tmp',
+  'pg_subtrans',
+]);
 const LEFT_OUT = new Set(['postmaster.pid', 'postmaster.opts', 'standby.signal', 'recovery.signal']);
 
 /** Copies a running cluster's files; a file that goes away while being copied is skipped, as a backup allows. */

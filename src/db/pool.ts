@@ -33,7 +33,10 @@ class Gate {
   private free: number;
   private readonly queue = new Set<Waiter>();
 
-  constructor(size: number, private readonly timeoutMs: number) {
+  constructor(
+    size: number,
+    private readonly timeoutMs: number,
+  ) {
     this.free = size;
   }
 
@@ -157,7 +160,12 @@ export class Pool extends pg.Pool {
  * statement timeout, and keeps long downloads from taking every connection the short queries need.
  * Ids, counts and sums travel as exact text: bigint (20) and numeric (1700) keep pg's string form.
  */
-export function createPool(url: string, config: Config, log: (msg: string) => void = console.error, purpose: 'queries' | 'streams' = 'queries'): Pool {
+export function createPool(
+  url: string,
+  config: Config,
+  log: (msg: string) => void = console.error,
+  purpose: 'queries' | 'streams' = 'queries',
+): Pool {
   const streams = purpose === 'streams';
   const timeout = streams ? config.pool.streamStatementTimeoutMs : config.pool.statementTimeoutMs;
   const pool = new Pool({

@@ -106,7 +106,14 @@ export class ReadRouter {
       { name: this.primary.name, role: 'primary', address: this.primary.address, in_rotation: this.primaryServesReads(), lag_ms: 0 },
       ...this.replicas.map((replica) => {
         const h = this.health.get(replica)!;
-        return { name: replica.name, role: 'replica' as const, address: replica.address, in_rotation: h.inRotation, lag_ms: h.lagMs, ...(h.reason ? { reason: h.reason } : {}) };
+        return {
+          name: replica.name,
+          role: 'replica' as const,
+          address: replica.address,
+          in_rotation: h.inRotation,
+          lag_ms: h.lagMs,
+          ...(h.reason ? { reason: h.reason } : {}),
+        };
       }),
     ];
   }
@@ -166,5 +173,11 @@ export class ReadRouter {
 
 /** The router of a service with no replica: every read on the primary's pools. */
 export function primaryOnly(queries: Pool, streams: Pool): ReadRouter {
-  return new ReadRouter({ name: 'primary', role: 'primary', address: addressOf(queries.options.connectionString ?? 'postgres://localhost/'), queries, streams });
+  return new ReadRouter({
+    name: 'primary',
+    role: 'primary',
+    address: addressOf(queries.options.connectionString ?? 'postgres://localhost/'),
+    queries,
+    streams,
+  });
 }

@@ -7,7 +7,11 @@ import { ClientGone, type Reader } from './pool';
  * a client that leaves while the request waits for a connection starts nothing, and one that leaves
  * while the statement runs has it cancelled; either way this rejects with ClientGone.
  */
-export async function queryRows<R = Record<string, unknown>>(pool: Reader, query: pg.QueryConfig | pg.QueryArrayConfig, signal?: AbortSignal): Promise<R[]> {
+export async function queryRows<R = Record<string, unknown>>(
+  pool: Reader,
+  query: pg.QueryConfig | pg.QueryArrayConfig,
+  signal?: AbortSignal,
+): Promise<R[]> {
   const client = await pool.acquire(signal);
   const onAbort = () => void sendCancel(client);
   signal?.addEventListener('abort', onAbort, { once: true });

@@ -8,8 +8,7 @@ export interface DocsPageUrls {
   spec: string;
 }
 
-const escapeAttribute = (value: string) =>
-  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function docsPage({ assets, spec }: DocsPageUrls): string {
   const [a, s] = [escapeAttribute(assets), escapeAttribute(spec)];

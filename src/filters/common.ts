@@ -20,11 +20,17 @@ export const assignType = (column: string) =>
   });
 
 /** A rider id compared with `column`. */
-export const riderId = (column: string, description: string) => ({ type: 'bigint', column, label: 'Rider ID', description }) as const satisfies ParamDef;
+export const riderId = (column: string, description: string) =>
+  ({ type: 'bigint', column, label: 'Rider ID', description }) as const satisfies ParamDef;
 
 /** A 3PL company by its exact name; `whose` says whose 3PL it is ("riders", "checks of riders"). */
 export const company = (column = 'c.name', whose = 'riders') =>
-  ({ type: 'text', column, label: '3PL', description: `Only ${whose} of this 3PL company (exact, case-sensitive).` }) as const satisfies ParamDef;
+  ({
+    type: 'text',
+    column,
+    label: '3PL',
+    description: `Only ${whose} of this 3PL company (exact, case-sensitive).`,
+  }) as const satisfies ParamDef;
 
 /**
  * `<name>_from` and `<name>_to`: an inclusive range of calendar days over `column`. `label` is the

@@ -20,7 +20,8 @@ interface Plan {
 function boundNames(params: Params): Set<string> {
   const names = new Set(['company_id']);
   for (const [name, def] of Object.entries(params)) {
-    const compared = def.column && !def.choices?.some((c) => c.stored !== undefined) && ['eq', 'fromDay', 'toDay', undefined].includes(def.op);
+    const compared =
+      def.column && !def.choices?.some((c) => c.stored !== undefined) && ['eq', 'fromDay', 'toDay', undefined].includes(def.op);
     // A hook's value is taken as bound too; planFor() verifies it, and a hook that writes it into the text gets no plan.
     if ((compared || def.where) && ['bigint', 'text', 'date'].includes(def.type)) {
       names.add(name);
@@ -37,9 +38,15 @@ const sentinel = (round: string, i: number) => `\u0001shape-${round}-${i}\u0001`
  * sit in the same binding as the real value, and every other binding must be the same constant.
  * Anything else (a value written into the text, transformed, or changing the shape) gives no plan.
  */
-function planFor<V extends Record<string, unknown>>(build: (values: V) => Builder, values: V, names: string[], real: NativeQuery): Plan | null {
+function planFor<V extends Record<string, unknown>>(
+  build: (values: V) => Builder,
+  values: V,
+  names: string[],
+  real: NativeQuery,
+): Plan | null {
   try {
-    const stand = (round: string) => toNative(build({ ...values, ...Object.fromEntries(names.map((name, i) => [name, sentinel(round, i)])) }));
+    const stand = (round: string) =>
+      toNative(build({ ...values, ...Object.fromEntries(names.map((name, i) => [name, sentinel(round, i)])) }));
     const a = stand('a');
     const b = stand('b');
     if (a.text !== real.text || b.text !== real.text || real.text.includes('\u0001shape-')) return null;

@@ -36,6 +36,11 @@ export function adminErrorHandler(log: Logger): ErrorRequestHandler {
       log(`[${requestId}] the error page itself failed: ${(renderError as Error)?.stack ?? String(renderError)}`);
       html = `<!doctype html><title>${error.status}</title><p>Error ${error.status}. Request id: ${requestId.replace(/[^A-Za-z0-9._-]/g, '')}</p>`;
     }
-    res.status(error.status).set(error.options.headers ?? {}).set('Cache-Control', 'no-store').type('html').send(html);
+    res
+      .status(error.status)
+      .set(error.options.headers ?? {})
+      .set('Cache-Control', 'no-store')
+      .type('html')
+      .send(html);
   };
 }

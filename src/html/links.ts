@@ -5,7 +5,10 @@ import { href, type Query } from './urls';
 export const ADMIN = '/admin';
 
 /** A list page of src/admin/lists.ts by its path under /admin (`/checks`, `/equipment/returns`, …). */
-const list = (path: string) => (query: Query = {}) => href(`${ADMIN}${path}`, query);
+const list =
+  (path: string) =>
+  (query: Query = {}) =>
+    href(`${ADMIN}${path}`, query);
 
 export const links = {
   home: (query: Query = {}) => href(ADMIN, query),

@@ -31,9 +31,26 @@ export function invalidQuery(errors: FieldErrors): HttpError {
 }
 
 // Errors that mean "the database cannot be reached or refused the work for now", not a bug.
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE',
-  '57P01', '57P02', '57P03', '53300', '57014', '08000', '08001', '08003', '08004', '08006']);
-const unavailableMessages = /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i;
+const unavailableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '57014',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
+const unavailableMessages =
+  /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i;
 
 // Duck-typed on purpose: socket errors may come from another realm, where instanceof Error fails.
 export function isDatabaseUnavailable(error: unknown): boolean {

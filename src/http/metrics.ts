@@ -121,7 +121,10 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
       // Not public: without a token, only a scraper on this machine may read it; to others it does not exist.
       throw new HttpError(404, `Nothing is served at ${req.path}.`);
     }
-    res.set('Cache-Control', 'no-store').type(registry.contentType).send(await scrape());
+    res
+      .set('Cache-Control', 'no-store')
+      .type(registry.contentType)
+      .send(await scrape());
   };
   const scrape = cluster.isWorker ? workerScrape(registry) : () => registry.metrics();
   return { track, serve };
@@ -166,7 +169,8 @@ export function serveWorkerMetrics(): void {
     if (message?.type !== ASK) return;
     aggregator.clusterMetrics().then(
       (text) => worker.send({ type: ANSWER, id: message.id, text }),
-      (error: Error) => worker.send({ type: ANSWER, id: message.id, text: `# metrics of the workers could not be gathered: ${error.message}\n` }),
+      (error: Error) =>
+        worker.send({ type: ANSWER, id: message.id, text: `# metrics of the workers could not be gathered: ${error.message}\n` }),
     );
   });
 }

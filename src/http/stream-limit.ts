@@ -24,10 +24,14 @@ export class StreamLimit {
   take(key: string, what: string): () => void {
     const held = this.count(key);
     if (held >= this.perKey) {
-      throw new HttpError(429, `${what} already has ${held} download${held === 1 ? '' : 's'} running, the most allowed at once; wait for one to end, then try again.`, {
-        type: 'too-many-streams',
-        headers: { 'Retry-After': String(STREAM_RETRY_AFTER_S) },
-      });
+      throw new HttpError(
+        429,
+        `${what} already has ${held} download${held === 1 ? '' : 's'} running, the most allowed at once; wait for one to end, then try again.`,
+        {
+          type: 'too-many-streams',
+          headers: { 'Retry-After': String(STREAM_RETRY_AFTER_S) },
+        },
+      );
     }
     this.open.set(key, held + 1);
     let given = false;

@@ -13,7 +13,12 @@ export const params = defineParams({
   rider_id: riderId('a.rider_id', 'Only assignments of this rider.'),
   '3pl': company(),
   product_id: { type: 'bigint', column: 'a.product_id', label: 'Product ID', description: 'Only assignments of this product.' },
-  variation_id: { type: 'bigint', column: 'a.variation_id', label: 'Variation ID', description: 'Only assignments of this product variation.' },
+  variation_id: {
+    type: 'bigint',
+    column: 'a.variation_id',
+    label: 'Variation ID',
+    description: 'Only assignments of this product variation.',
+  },
   ...dayRange('assign_date', 'a.assigned_at', 'Assigned', 'Assigned'),
   assign_type: assignType('a.assign_method'),
 });
@@ -58,7 +63,13 @@ export function wireByRider(values: Filters) {
 
 export const adminParams = defineParams({
   ...params,
-  active: { type: 'boolean', column: 'a.deleted_at', op: 'isNull', label: 'Held now', description: '1: only assignments still held; 0: only returned ones.' },
+  active: {
+    type: 'boolean',
+    column: 'a.deleted_at',
+    op: 'isNull',
+    label: 'Held now',
+    description: '1: only assignments still held; 0: only returned ones.',
+  },
 });
 
 export type AdminFilters = ParamValues<typeof adminParams> & Scope;

@@ -25,7 +25,10 @@ const UNTIL = `(${AS_OF} + 1)::timestamptz`;
 const day = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD')`;
 
 /** Assignment `a` was held at the end of the as-of day. */
-const heldAtEnd = (q: AttentionQuery): [string, Array<string | null>] => [`a.assigned_at < ${UNTIL} AND ${holding.heldAt(UNTIL)}`, [q.asOf, q.asOf]];
+const heldAtEnd = (q: AttentionQuery): [string, Array<string | null>] => [
+  `a.assigned_at < ${UNTIL} AND ${holding.heldAt(UNTIL)}`,
+  [q.asOf, q.asOf],
+];
 
 /** Riders (alias r) of the scope, only some when asked. */
 function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
@@ -43,12 +46,17 @@ export function failingChecks(q: AttentionQuery) {
   const latest = sql('patrol_checks as pc')
     .whereRaw('pc.rider_id = r.id')
     .whereRaw(`pc.checked_at < ${UNTIL}`, [q.asOf])
-    .orderBy([{ column: 'pc.checked_at', order: 'desc' }, { column: 'pc.id', order: 'desc' }])
+    .orderBy([
+      { column: 'pc.checked_at', order: 'desc' },
+      { column: 'pc.id', order: 'desc' },
+    ])
     .limit(q.settings.failedChecks)
     .select(
       'pc.checked_at',
       sql.raw('NOT (pc.id_valid AND pc.plate_valid AND pc.sticker_valid) AS failed'),
-      sql.raw(`concat_ws(', ', CASE WHEN NOT pc.id_valid THEN 'ID' END, CASE WHEN NOT pc.plate_valid THEN 'plate' END, CASE WHEN NOT pc.sticker_valid THEN 'sticker' END) AS what`),
+      sql.raw(
+        `concat_ws(', ', CASE WHEN NOT pc.id_valid THEN 'ID' END, CASE WHEN NOT pc.plate_valid THEN 'plate' END, CASE WHEN NOT pc.sticker_valid THEN 'sticker' END) AS what`,
+      ),
     );
   const summary = sql
     .from(latest.as('l'))
@@ -149,7 +157,13 @@ export function riderLosses(q: AttentionQuery) {
       .join('riders as r', 'r.id', 'a.rider_id')
       .whereIn('e.replacement_type', ['Lost', 'Accident'])
       .whereRaw(`e.exchanged_at < ${UNTIL} AND e.exchanged_at >= (${UNTIL} - ? * interval '1 day')`, [q.asOf, q.asOf, q.settings.lossDays])
-      .select('r.id as rider_id', 'e.replacement_type', 'p.name as product_name', 'v.name as variation_name', sql.raw(`${day('e.exchanged_at')} AS exchanged_on`))
+      .select(
+        'r.id as rider_id',
+        'e.replacement_type',
+        'p.name as product_name',
+        'v.name as variation_name',
+        sql.raw(`${day('e.exchanged_at')} AS exchanged_on`),
+      )
       .orderBy([{ column: 'e.exchanged_at' }, { column: 'e.id' }]),
     q,
   );
@@ -168,9 +182,17 @@ export function unchecked(q: AttentionQuery) {
     sql('riders as r')
       .join('companies as c', 'c.id', 'r.company_id')
       .whereRaw(holding.riderWithAny)
-      .whereNotExists(checks().whereRaw(`pc.checked_at >= (${UNTIL} - ? * interval '1 day')`, [q.asOf, q.settings.uncheckedDays]).select(sql.raw('1')))
+      .whereNotExists(
+        checks().whereRaw(`pc.checked_at >= (${UNTIL} - ? * interval '1 day')`, [q.asOf, q.settings.uncheckedDays]).select(sql.raw('1')),
+      )
       .whereExists(held.clone().select(sql.raw('1')))
-      .select('r.id as rider_id', 'r.name as rider_name', 'c.name as company', sql.raw('(?)::int AS held', [held.clone().count()]), sql.raw(`${day('(?)')} AS last_check`, [last]))
+      .select(
+        'r.id as rider_id',
+        'r.name as rider_name',
+        'c.name as company',
+        sql.raw('(?)::int AS held', [held.clone().count()]),
+        sql.raw(`${day('(?)')} AS last_check`, [last]),
+      )
       .orderByRaw('(?) NULLS FIRST, r.id', [last.clone()]),
     q,
   );
@@ -186,5 +208,8 @@ export const rules: Record<RuleName, (q: AttentionQuery) => Knex.QueryBuilder> =
 /** How many rows a rule has (for losses: 3PLs above their usual rate). */
 export function ruleCount(name: RuleName, q: AttentionQuery) {
   const rows = rules[name](q).clearOrder();
-  return sql.from(rows.as('x')).modify((b) => (name === 'losses' ? b.where('x.above_usual', true) : b)).count({ total: '*' });
+  return sql
+    .from(rows.as('x'))
+    .modify((b) => (name === 'losses' ? b.where('x.above_usual', true) : b))
+    .count({ total: '*' });
 }

@@ -16,10 +16,15 @@ export function items() {
 
 /** Patrollers by name; for a scoped supervisor, those who have checked one of the 3PL's riders. */
 export function patrollers(scope: Scope = {}) {
-  const builder = sql('patrollers as pt').select('pt.id', 'pt.name').orderBy([{ column: 'pt.name' }, { column: 'pt.id' }]);
+  const builder = sql('patrollers as pt')
+    .select('pt.id', 'pt.name')
+    .orderBy([{ column: 'pt.name' }, { column: 'pt.id' }]);
   if (scope.company_id) {
     builder.whereExists(
-      applyScope(sql('patrol_checks as pc').join('riders as r', 'r.id', 'pc.rider_id').whereRaw('pc.patroller_id = pt.id').select(sql.raw('1')), scope),
+      applyScope(
+        sql('patrol_checks as pc').join('riders as r', 'r.id', 'pc.rider_id').whereRaw('pc.patroller_id = pt.id').select(sql.raw('1')),
+        scope,
+      ),
     );
   }
   return builder;

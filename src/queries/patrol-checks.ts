@@ -13,17 +13,25 @@ export const params = defineParams({
   rider_id: riderId('pc.rider_id', 'Only checks of this rider.'),
   ...dayRange('check_date', 'pc.checked_at', 'Checked', 'Checks'),
   is_validation: { type: 'boolean', column: 'pc.id_valid', label: 'ID valid', description: 'ID validation passed (1) or failed (0).' },
-  license_plate: { type: 'boolean', column: 'pc.plate_valid', label: 'Plate valid', description: 'License plate validation passed (1) or failed (0).' },
-  sticker_validation: { type: 'boolean', column: 'pc.sticker_valid', label: 'Sticker valid', description: 'Sticker validation passed (1) or failed (0).' },
+  license_plate: {
+    type: 'boolean',
+    column: 'pc.plate_valid',
+    label: 'Plate valid',
+    description: 'License plate validation passed (1) or failed (0).',
+  },
+  sticker_validation: {
+    type: 'boolean',
+    column: 'pc.sticker_valid',
+    label: 'Sticker valid',
+    description: 'Sticker validation passed (1) or failed (0).',
+  },
 });
 
 export type Filters = ParamValues<typeof params> & Scope;
 
 /** Patrol checks matching the filters, with their rider and 3PL joined; no columns chosen yet. */
 export function filtered(values: Filters) {
-  const builder = sql('patrol_checks as pc')
-    .join('riders as r', 'r.id', 'pc.rider_id')
-    .join('companies as c', 'c.id', 'r.company_id');
+  const builder = sql('patrol_checks as pc').join('riders as r', 'r.id', 'pc.rider_id').join('companies as c', 'c.id', 'r.company_id');
   return applyScope(applyFilters(builder, params, values), values);
 }
 
@@ -85,7 +93,12 @@ export function adminColumns(builder: Knex.QueryBuilder) {
 export function adminCheck(id: string, scope: Scope = {}) {
   return adminColumns(filtered(scope))
     .where('pc.id', id)
-    .select('pc.fake_id_note', 'pc.fake_id_images', sql.raw(`${reportedItemsOfCheck} AS reported_items`), sql.raw(`${questionerOfCheck} AS answers`));
+    .select(
+      'pc.fake_id_note',
+      'pc.fake_id_images',
+      sql.raw(`${reportedItemsOfCheck} AS reported_items`),
+      sql.raw(`${questionerOfCheck} AS answers`),
+    );
 }
 
 /** The newest check's day and today's, both in the session's time zone. */

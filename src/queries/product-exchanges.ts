@@ -12,12 +12,38 @@ export const params = defineParams({
   rider_id: riderId('oa.rider_id', 'Only exchanges by this rider.'),
   '3pl': company(),
   product_id: { type: 'bigint', column: 'oa.product_id', label: 'Old product ID', description: 'Only exchanges giving back this product.' },
-  variation_id: { type: 'bigint', column: 'oa.variation_id', label: 'Old variation ID', description: 'Only exchanges giving back this product variation.' },
-  new_product_id: { type: 'bigint', column: 'na.product_id', label: 'New product ID', description: 'Only exchanges handing out this product.' },
-  new_variation_id: { type: 'bigint', column: 'na.variation_id', label: 'New variation ID', description: 'Only exchanges handing out this product variation.' },
+  variation_id: {
+    type: 'bigint',
+    column: 'oa.variation_id',
+    label: 'Old variation ID',
+    description: 'Only exchanges giving back this product variation.',
+  },
+  new_product_id: {
+    type: 'bigint',
+    column: 'na.product_id',
+    label: 'New product ID',
+    description: 'Only exchanges handing out this product.',
+  },
+  new_variation_id: {
+    type: 'bigint',
+    column: 'na.variation_id',
+    label: 'New variation ID',
+    description: 'Only exchanges handing out this product variation.',
+  },
   ...dayRange('exchange_date', 'e.exchanged_at', 'Exchanged', 'Exchanged'),
-  exchange_type: { type: 'text', column: 'e.exchange_type', label: 'Exchange type', description: 'Only exchanges of this type (exact, case-sensitive).' },
-  replacement_type: { type: 'enum', values: REPLACEMENT_TYPES, column: 'e.replacement_type', label: 'Replacement type', description: 'Lost, Accident or Exchange, exactly as written.' },
+  exchange_type: {
+    type: 'text',
+    column: 'e.exchange_type',
+    label: 'Exchange type',
+    description: 'Only exchanges of this type (exact, case-sensitive).',
+  },
+  replacement_type: {
+    type: 'enum',
+    values: REPLACEMENT_TYPES,
+    column: 'e.replacement_type',
+    label: 'Replacement type',
+    description: 'Lost, Accident or Exchange, exactly as written.',
+  },
 });
 
 export type Filters = ParamValues<typeof params> & Scope;

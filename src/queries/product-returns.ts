@@ -14,7 +14,12 @@ export const params = defineParams({
   product_id: { type: 'bigint', column: 'a.product_id', label: 'Product ID', description: 'Only returns of this product.' },
   variation_id: { type: 'bigint', column: 'a.variation_id', label: 'Variation ID', description: 'Only returns of this product variation.' },
   ...dayRange('return_date', 'pr.returned_at', 'Returned', 'Returned'),
-  return_condition: { type: 'text', column: 'pr.condition', label: 'Condition', description: 'Only returns in this condition (exact, case-sensitive).' },
+  return_condition: {
+    type: 'text',
+    column: 'pr.condition',
+    label: 'Condition',
+    description: 'Only returns in this condition (exact, case-sensitive).',
+  },
 });
 
 export type Filters = ParamValues<typeof params> & Scope;

@@ -6,7 +6,12 @@ import { Question } from '../wire/shapes';
 import { jsonColumn } from './sql-fragments';
 
 export const params = defineParams({
-  country_id: { type: 'bigint', column: 'q.country_id', label: 'Country ID', description: "Only the questions of this country's questionnaire." },
+  country_id: {
+    type: 'bigint',
+    column: 'q.country_id',
+    label: 'Country ID',
+    description: "Only the questions of this country's questionnaire.",
+  },
 });
 
 export type Filters = ParamValues<typeof params>;

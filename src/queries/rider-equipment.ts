@@ -14,11 +14,27 @@ export const params = defineParams({
   // Applied by the query itself (it picks the kept counts and entries, see kind()); the hook serves
   // the reports, which take riders who hold or returned some by the same counts.
   active: hookParam(
-    { type: 'boolean', label: 'Active', description: '1: only equipment still held, and riders holding some; 0: only returned equipment, and riders who returned some.' },
+    {
+      type: 'boolean',
+      label: 'Active',
+      description: '1: only equipment still held, and riders holding some; 0: only returned equipment, and riders who returned some.',
+    },
     (builder, active) => builder.whereRaw(kind({ active }).flag),
   ),
-  page: { type: 'integer', min: 1, max: 999999999, default: 1, label: 'Page', description: 'Which page, from 1. A page past the end has an empty data array.' },
-  per_page: { type: 'integer', ...RIDER_PAGE_SIZE, label: 'Per page', description: `Riders per page, ${RIDER_PAGE_SIZE.min} to ${RIDER_PAGE_SIZE.max}.` },
+  page: {
+    type: 'integer',
+    min: 1,
+    max: 999999999,
+    default: 1,
+    label: 'Page',
+    description: 'Which page, from 1. A page past the end has an empty data array.',
+  },
+  per_page: {
+    type: 'integer',
+    ...RIDER_PAGE_SIZE,
+    label: 'Per page',
+    description: `Riders per page, ${RIDER_PAGE_SIZE.min} to ${RIDER_PAGE_SIZE.max}.`,
+  },
 });
 
 export type Filters = ParamValues<typeof params> & Scope;
@@ -84,7 +100,9 @@ function onlyCompany(values: Filters) {
 function keptPage(values: Filters, offset: number, perPage: number) {
   const { flag, count } = kind(values);
   const company = onlyCompany(values);
-  const blocks = sql('rider_list_blocks as b').select('b.block', sql.raw(`sum(b.${count})::bigint AS n`)).groupBy('b.block');
+  const blocks = sql('rider_list_blocks as b')
+    .select('b.block', sql.raw(`sum(b.${count})::bigint AS n`))
+    .groupBy('b.block');
   const riders = sql('riders as r').select('r.id').whereRaw(flag).whereRaw('r.id >= (SELECT first_id FROM start)');
   if (company) {
     blocks.where('b.company_id', company);
@@ -162,12 +180,20 @@ export function adminColumns(builder: Knex.QueryBuilder, values: Filters) {
   const equipment = assignmentsOf(values)
     .join('products as p', 'p.id', 'a.product_id')
     .join('product_variations as v', 'v.id', 'a.variation_id')
-    .select(sql.raw(`json_agg(json_build_object(
+    .select(
+      sql.raw(`json_agg(json_build_object(
       'product', p.name, 'variation', v.name,
-      'assigned_at', ${datetime('a.assigned_at')}, 'returned_at', ${datetime('a.deleted_at')}) ORDER BY a.assigned_at, a.id)`));
+      'assigned_at', ${datetime('a.assigned_at')}, 'returned_at', ${datetime('a.deleted_at')}) ORDER BY a.assigned_at, a.id)`),
+    );
   return builder
     .join('countries as co', 'co.id', 'r.country_id')
-    .select('r.id as rider_id', 'r.name as rider_name', 'c.name as company', 'co.code as country', sql.raw('(?) AS equipment', [equipment]));
+    .select(
+      'r.id as rider_id',
+      'r.name as rider_name',
+      'c.name as company',
+      'co.code as country',
+      sql.raw('(?) AS equipment', [equipment]),
+    );
 }
 
 /** One rider with 3PL and country (none when the scope excludes the rider). */
@@ -218,6 +244,13 @@ export function reportRiders(values: Filters) {
 export function reportColumns(builder: Knex.QueryBuilder) {
   return builder
     .join('countries as co', 'co.id', 'r.country_id')
-    .select('r.id', 'r.name', 'c.name as company', 'co.code as country_code', 'co.name as country_name', sql.raw(`to_char(now(), 'YYYY-MM-DD HH24:MI') AS printed_at`))
+    .select(
+      'r.id',
+      'r.name',
+      'c.name as company',
+      'co.code as country_code',
+      'co.name as country_name',
+      sql.raw(`to_char(now(), 'YYYY-MM-DD HH24:MI') AS printed_at`),
+    )
     .orderBy('r.id');
 }

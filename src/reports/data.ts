@@ -11,6 +11,7 @@ import * as productExchanges from '../queries/product-exchanges';
 import * as productReturns from '../queries/product-returns';
 import * as riderEquipment from '../queries/rider-equipment';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows as PostgreSQL returns them, read by the templates
 export type Row = Record<string, any>;
 
 /** Everything one rider's report prints: the header, the four sections and the totals line. */
@@ -52,7 +53,14 @@ export async function countRiders(pool: Reader, values: riderEquipment.Filters, 
  * The reports of these riders, in their order. Four queries whatever the number of riders, each
  * the builder the admin lists use, limited to the riders, the scope and the end of `asOf`.
  */
-export async function loadReports(pool: Reader, riders: Row[], scope: Scope, settings: AttentionSettings, asOf?: string, signal?: AbortSignal): Promise<RiderReport[]> {
+export async function loadReports(
+  pool: Reader,
+  riders: Row[],
+  scope: Scope,
+  settings: AttentionSettings,
+  asOf?: string,
+  signal?: AbortSignal,
+): Promise<RiderReport[]> {
   if (riders.length === 0) return [];
   const ids = riders.map((r) => String(r.id));
   const q = { asOf: asOf ?? null, settings, scope, riderIds: ids };
@@ -86,7 +94,10 @@ export async function loadReports(pool: Reader, riders: Row[], scope: Scope, set
     };
     return {
       ...report,
-      openPoints: { ...openPoints, any: Boolean(openPoints.failing || openPoints.unchecked || openPoints.overdue.length || openPoints.losses.length) },
+      openPoints: {
+        ...openPoints,
+        any: Boolean(openPoints.failing || openPoints.unchecked || openPoints.overdue.length || openPoints.losses.length),
+      },
       totals: {
         held: report.held.length,
         assignments: report.assignments.length,

@@ -7,7 +7,15 @@ import { HttpError } from '../http/errors';
 import { projectRoot } from '../paths';
 import { links } from '../html/links';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const MAX_PAGES = 3; // Chromium pages printing at once; more requests wait their turn
 const MAX_WAITING = 20; // past this, 503 rather than an ever-growing queue
 const TIMEOUT_MS = 60000; // one print, waiting included
@@ -41,7 +49,10 @@ export class PdfPrinter {
       let timer: NodeJS.Timeout | undefined;
       try {
         const timeout = new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(() => reject(new HttpError(503, 'Printing the PDF took too long. Try a smaller batch.', { headers: { 'Retry-After': '5' } })), TIMEOUT_MS);
+          timer = setTimeout(
+            () => reject(new HttpError(503, 'Printing the PDF took too long. Try a smaller batch.', { headers: { 'Retry-After': '5' } })),
+            TIMEOUT_MS,
+          );
         });
         return await Promise.race([this.printIn(context, html, pagePath, paper), timeout]);
       } finally {
@@ -82,12 +93,18 @@ export class PdfPrinter {
     if (!this.browser) {
       // Loaded on first use: playwright-core is a dev dependency today (see canPrint).
       const launching = Promise.resolve()
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first print only
         .then(() => (require('playwright-core') as typeof import('playwright-core')).chromium)
         .then((chromium) => chromium.launch({ executablePath: this.executablePath, args: ARGS, timeout: 30000 }));
       this.browser = launching;
       launching.then(
-        (browser) => browser.on('disconnected', () => { if (this.browser === launching) this.browser = undefined; }),
-        () => { if (this.browser === launching) this.browser = undefined; }, // try again at the next print
+        (browser) =>
+          browser.on('disconnected', () => {
+            if (this.browser === launching) this.browser = undefined;
+          }),
+        () => {
+          if (this.browser === launching) this.browser = undefined;
+        }, // try again at the next print
       );
     }
     return this.browser;

@@ -32,7 +32,11 @@ export interface ReportsDeps {
   attention?: AttentionSettings;
 }
 
-const asOf = { type: 'date', label: 'As of', description: 'What the rider held at the end of this day, and the history up to it.' } as const;
+const asOf = {
+  type: 'date',
+  label: 'As of',
+  description: 'What the rider held at the end of this day, and the history up to it.',
+} as const;
 const paper = { type: 'enum', values: ['A4', 'Letter'], label: 'Paper', description: 'A4 or Letter.' } as const;
 const single = queryValidator(defineParams({ as_of: asOf }));
 const singlePdf = queryValidator(defineParams({ as_of: asOf, paper }));
@@ -43,7 +47,14 @@ const batchPdf = queryValidator(defineParams({ ...riderEquipment.adminParams, pa
  * Printable rider reports, mounted at /admin beside the admin pages (and behind the same sign-in):
  * one rider (`/riders/:id/report`), or every rider a filter keeps (`/reports`), each also as PDF.
  */
-export function createReportsRouter({ pool, streamPool = pool, log = console.error, chromiumPath, batchCap = BATCH_CAP, attention = DEFAULT_ATTENTION }: ReportsDeps): Router {
+export function createReportsRouter({
+  pool,
+  streamPool = pool,
+  log = console.error,
+  chromiumPath,
+  batchCap = BATCH_CAP,
+  attention = DEFAULT_ATTENTION,
+}: ReportsDeps): Router {
   const printer = canPrint(chromiumPath ?? undefined) ? printerFor(chromiumPath!) : undefined;
   const router = express.Router();
   router.use('/reports/assets', express.static(path.join(projectRoot, 'public/reports'), { index: false, maxAge: '1h' }));
@@ -70,13 +81,19 @@ export function createReportsRouter({ pool, streamPool = pool, log = console.err
     const reports = await loadReports(pool, riders, scope, attention, values.as_of, clientSignal(res));
     const query: Record<string, string> = values.as_of ? { as_of: values.as_of } : {};
     const pagePath = links.riderReport(id);
-    await send(res, {
-      title: `Rider ${id}: equipment report${values.as_of ? ` as of ${values.as_of}` : ''}`,
-      reports,
-      asOf: values.as_of,
-      printedBy: printedBy(res),
-      toolbar: { back: { href: links.rider(id), label: 'Back to the rider' }, pdf: pdfLinks(links.riderReportPdf(id), query) },
-    }, pagePath, values.paper, `rider-${id}-report${values.as_of ? `-${values.as_of}` : ''}.pdf`);
+    await send(
+      res,
+      {
+        title: `Rider ${id}: equipment report${values.as_of ? ` as of ${values.as_of}` : ''}`,
+        reports,
+        asOf: values.as_of,
+        printedBy: printedBy(res),
+        toolbar: { back: { href: links.rider(id), label: 'Back to the rider' }, pdf: pdfLinks(links.riderReportPdf(id), query) },
+      },
+      pagePath,
+      values.paper,
+      `rider-${id}-report${values.as_of ? `-${values.as_of}` : ''}.pdf`,
+    );
   }
 
   async function batchReport(req: Request, res: Response, asPdf: boolean) {
@@ -86,18 +103,32 @@ export function createReportsRouter({ pool, streamPool = pool, log = console.err
     const riders = await findRiders(streamPool, filters, batchCap, clientSignal(res));
     if (riders.length > batchCap) {
       const total = await countRiders(streamPool, filters, clientSignal(res));
-      throw new HttpError(400, `${total.toLocaleString('en-US')} riders match these filters, and one batch prints at most ${batchCap}. ` +
-        'Narrow it down: one 3PL (3pl_name), or only riders holding equipment now (active=1).', { title: 'Too many riders for one batch' });
+      throw new HttpError(
+        400,
+        `${total.toLocaleString('en-US')} riders match these filters, and one batch prints at most ${batchCap}. ` +
+          'Narrow it down: one 3PL (3pl_name), or only riders holding equipment now (active=1).',
+        { title: 'Too many riders for one batch' },
+      );
     }
-    if (!riders.length) throw new HttpError(404, values.rider_id ? `There is no rider with ID ${values.rider_id}.` : 'No rider matches these filters.');
+    if (!riders.length)
+      throw new HttpError(404, values.rider_id ? `There is no rider with ID ${values.rider_id}.` : 'No rider matches these filters.');
     const reports = await loadReports(streamPool, riders, scope, attention, undefined, clientSignal(res));
     const query = stringQuery(req.query as Record<string, unknown>, ['rider_id', '3pl_name', 'active']);
-    await send(res, {
-      title: `Equipment reports: ${riders.length === 1 ? '1 rider' : `${riders.length} riders`}`,
-      reports,
-      printedBy: printedBy(res),
-      toolbar: { back: { href: links.ridersWithEquipment(query), label: 'Back to the riders list' }, pdf: pdfLinks(links.reportsPdf(), query) },
-    }, links.reports(), values.paper, 'rider-reports.pdf');
+    await send(
+      res,
+      {
+        title: `Equipment reports: ${riders.length === 1 ? '1 rider' : `${riders.length} riders`}`,
+        reports,
+        printedBy: printedBy(res),
+        toolbar: {
+          back: { href: links.ridersWithEquipment(query), label: 'Back to the riders list' },
+          pdf: pdfLinks(links.reportsPdf(), query),
+        },
+      },
+      links.reports(),
+      values.paper,
+      'rider-reports.pdf',
+    );
   }
 
   router.get('/riders/:id/report', (req, res) => riderReport(req, res, false));

@@ -56,10 +56,18 @@ export function jsonObject<K extends string>(shape: Shape<K>, overrides: Partial
  */
 export function jsonObjectAsText<K extends string>(
   shape: Shape<K>,
-  { overrides = {}, asJson = {}, before = '', after = '' }: { overrides?: Partial<Record<K, string>>; asJson?: Partial<Record<K, string>>; before?: string; after?: string } = {},
+  {
+    overrides = {},
+    asJson = {},
+    before = '',
+    after = '',
+  }: { overrides?: Partial<Record<K, string>>; asJson?: Partial<Record<K, string>>; before?: string; after?: string } = {},
 ): string {
   const json = asJson as Record<string, string>;
-  const pairs = Object.keys(shape.fields).map((key): [string, string] => [key, json[key] ?? jsonValue(sqlOf(shape, key, overrides as Record<string, string>))]);
+  const pairs = Object.keys(shape.fields).map((key): [string, string] => [
+    key,
+    json[key] ?? jsonValue(sqlOf(shape, key, overrides as Record<string, string>)),
+  ]);
   return jsonObjectText(pairs, before, after);
 }
 
@@ -71,7 +79,8 @@ const refTo = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${nam
 /** Any value with a schema written out. */
 export const field = (sql: string | undefined, schema: JsonSchema): Field => ({ sql, schema });
 
-export const text = (sql: string | undefined, description?: string): Field => field(sql, { type: 'string', ...(description && { description }) });
+export const text = (sql: string | undefined, description?: string): Field =>
+  field(sql, { type: 'string', ...(description && { description }) });
 
 /** pg hands bigint columns to PostgreSQL's JSON as exact digits; JavaScript's JSON.parse rounds past 2^53. */
 export const bigint = (sql: string | undefined, description: string): Field =>
@@ -100,7 +109,8 @@ export const dayFirst = (expression: string, description: string): Field =>
   });
 
 /** A whole number written as text. */
-export const integerText = (sql: string | undefined, description: string): Field => field(sql, { type: 'string', pattern: '^-?[0-9]+$', description });
+export const integerText = (sql: string | undefined, description: string): Field =>
+  field(sql, { type: 'string', pattern: '^-?[0-9]+$', description });
 
 /** A validation's outcome (a boolean column) as 1 or 0. */
 export const passed = (column: string, description: string): Field =>
@@ -131,4 +141,5 @@ export const objectOf = (shape: Shape, sql: string | undefined): Field => field(
 export const ref = (shape: Shape): JsonSchema => refTo(shape.name);
 
 /** The schema of a JSON array of a shape's objects. */
-export const arrayOf = (shape: Shape, description: string, minItems?: number): JsonSchema => listOf(shape, undefined, description, minItems).schema;
+export const arrayOf = (shape: Shape, description: string, minItems?: number): JsonSchema =>
+  listOf(shape, undefined, description, minItems).schema;

@@ -49,10 +49,18 @@ export const QuestionerAnswer = defineShape('QuestionerAnswer', 'An answer given
   category: text(undefined, 'Category of the question.'),
 });
 
-export const FakeIdNote = defineShape('FakeIdNote', 'Note about a suspected fake ID; always both keys: {"note": null, "images": []} when nothing was noted.', {
-  note: orNull(text('pc.fake_id_note', 'The note, or null.')),
-  images: field('to_json(pc.fake_id_images)', { type: 'array', items: text(undefined, 'Image address.').schema, description: 'Image addresses; may be empty.' }),
-});
+export const FakeIdNote = defineShape(
+  'FakeIdNote',
+  'Note about a suspected fake ID; always both keys: {"note": null, "images": []} when nothing was noted.',
+  {
+    note: orNull(text('pc.fake_id_note', 'The note, or null.')),
+    images: field('to_json(pc.fake_id_images)', {
+      type: 'array',
+      items: text(undefined, 'Image address.').schema,
+      description: 'Image addresses; may be empty.',
+    }),
+  },
+);
 
 /** The reported items of check `pc`, in their order. */
 export const reportedItemsOfCheck = `COALESCE((
@@ -128,7 +136,12 @@ export const RiderProduct = defineShape('RiderProduct', 'A product assignment of
 export const RiderWithEquipment = defineShape('RiderWithEquipment', 'A rider with the assignments that match the filters.', {
   'Rider ID': bigint('r.id', 'ID of the rider.'),
   '3PL': company,
-  Products: listOf(RiderProduct, `json_agg(${jsonObject(RiderProduct)} ORDER BY a.assigned_at, a.id)`, 'Matching assignments, returned ones included, by assign date then id.', 1),
+  Products: listOf(
+    RiderProduct,
+    `json_agg(${jsonObject(RiderProduct)} ORDER BY a.assigned_at, a.id)`,
+    'Matching assignments, returned ones included, by assign date then id.',
+    1,
+  ),
 });
 
 export const Assignment = defineShape('Assignment', 'An assignment of a product to a rider, returned or not.', {
@@ -161,7 +174,11 @@ export const ProductExchange = defineShape('ProductExchange', 'An exchange of on
   'New Product Variation Name': text('nv.name'),
   'Exchange Date': datetime('e.exchanged_at', 'When the exchange happened.'),
   'Exchange Type': text('e.exchange_type', 'Kind of exchange (free text, open set).'),
-  'Replacement Type': field('e.replacement_type', { type: 'string', enum: [...REPLACEMENT_TYPES], description: 'Why the product was replaced.' }),
+  'Replacement Type': field('e.replacement_type', {
+    type: 'string',
+    enum: [...REPLACEMENT_TYPES],
+    description: 'Why the product was replaced.',
+  }),
   'App User ID': bigint('e.processed_by', 'ID of the user who processed the exchange.'),
 });
 
@@ -195,27 +212,52 @@ export const EquipmentEntry = defineShape('EquipmentEntry', 'A product assigned 
   equipment_name: text('p.name', 'Name of the product.'),
   equipment_variation_name: orNull(text('v.name', 'Name of the variation, or null.')),
   assign_date: orNull(datetime('a.assigned_at', 'When it was assigned, or null.')),
-  assign_type: orNull(text('a.assign_type', 'How the record came to be: assign (handed out) or exchange (handed out in an exchange); the set is open.')),
+  assign_type: orNull(
+    text('a.assign_type', 'How the record came to be: assign (handed out) or exchange (handed out in an exchange); the set is open.'),
+  ),
   return_date: orNull(datetime('a.deleted_at', 'When it was returned; null while assigned.')),
   active: field('a.deleted_at IS NULL', { type: 'boolean', description: 'true while assigned, false once returned.' }),
 });
 
 /** Aliases: r = riders, c = companies, co = countries; products is given by the query. */
 export const RiderEquipmentEntry = defineShape('RiderEquipmentEntry', 'A rider with the equipment that matches the filters.', {
-  rider_id: field('r.id::text', { type: 'string', pattern: '^[0-9]+$', description: 'ID of the rider, written as text (as in the contract).', examples: ['100001'] }),
+  rider_id: field('r.id::text', {
+    type: 'string',
+    pattern: '^[0-9]+$',
+    description: 'ID of the rider, written as text (as in the contract).',
+    examples: ['100001'],
+  }),
   '3pl_name': text('c.name', 'Name of the third-party logistics company.'),
-  country_code: field('co.code', { type: 'string', pattern: '^[A-Z]{2}$', description: "Country code of the rider's site.", examples: ['AE'] }),
+  country_code: field('co.code', {
+    type: 'string',
+    pattern: '^[A-Z]{2}$',
+    description: "Country code of the rider's site.",
+    examples: ['AE'],
+  }),
   products: listOf(EquipmentEntry, undefined, 'Matching equipment, by assign date then id.', 1),
 });
 
 /** The Laravel paginator envelope. Aliases: t = the total; the page numbers are bound by the query. */
-export const RiderEquipmentPage = defineShape('RiderEquipmentPage', 'One page of riders with their equipment (the Laravel paginator envelope).', {
-  current_page: field('?::int', { type: 'integer', minimum: 1, description: 'The page asked for (page).' }),
-  data: listOf(RiderEquipmentEntry, undefined, 'The riders of this page, by rider id; empty past the last page.'),
-  total: field('t.total', { type: 'integer', minimum: 0, description: 'How many riders match, over all pages.' }),
-  per_page: field('?::int', { type: 'integer', minimum: RIDER_PAGE_SIZE.min, maximum: RIDER_PAGE_SIZE.max, description: 'Riders per page (per_page).' }),
-  last_page: field('GREATEST(1, CEIL(t.total::numeric / ?::int))::int', { type: 'integer', minimum: 1, description: 'The last page that holds riders (1 when none match).' }),
-});
+export const RiderEquipmentPage = defineShape(
+  'RiderEquipmentPage',
+  'One page of riders with their equipment (the Laravel paginator envelope).',
+  {
+    current_page: field('?::int', { type: 'integer', minimum: 1, description: 'The page asked for (page).' }),
+    data: listOf(RiderEquipmentEntry, undefined, 'The riders of this page, by rider id; empty past the last page.'),
+    total: field('t.total', { type: 'integer', minimum: 0, description: 'How many riders match, over all pages.' }),
+    per_page: field('?::int', {
+      type: 'integer',
+      minimum: RIDER_PAGE_SIZE.min,
+      maximum: RIDER_PAGE_SIZE.max,
+      description: 'Riders per page (per_page).',
+    }),
+    last_page: field('GREATEST(1, CEIL(t.total::numeric / ?::int))::int', {
+      type: 'integer',
+      minimum: 1,
+      description: 'The last page that holds riders (1 when none match).',
+    }),
+  },
+);
 
 /** Every shape, for the OpenAPI document's components. */
 export const SHAPES = [

@@ -97,7 +97,11 @@ describe('the keyboard', () => {
       const outlines: string[] = [];
       for (let i = 0; i < 12; i++) {
         await page.keyboard.press('Tab');
-        outlines.push((await page.evaluate(`(() => { const s = getComputedStyle(document.activeElement); return document.activeElement.tagName + ' ' + s.outlineStyle + ' ' + s.outlineWidth; })()`)) as string);
+        outlines.push(
+          (await page.evaluate(
+            `(() => { const s = getComputedStyle(document.activeElement); return document.activeElement.tagName + ' ' + s.outlineStyle + ' ' + s.outlineWidth; })()`,
+          )) as string,
+        );
       }
       // Every stop drew a solid 3 px outline.
       for (const outline of outlines) expect(outline).toMatch(/^(A|INPUT|SELECT|BUTTON) solid 3px$/);

@@ -102,9 +102,14 @@ describe('the patrol checks list in a browser', () => {
   it('shows a bad value beside its field, with the rest of the page in place', async () => {
     await page.goto(url('/admin/checks'));
     await page.getByLabel('Rider', { exact: true }).fill('12.5');
-    const [response] = await Promise.all([page.waitForResponse(/rider_id=12\.5/), page.getByRole('button', { name: 'Apply filters' }).click()]);
+    const [response] = await Promise.all([
+      page.waitForResponse(/rider_id=12\.5/),
+      page.getByRole('button', { name: 'Apply filters' }).click(),
+    ]);
     expect(response.status()).toBe(400);
-    await expect(page.locator('#f-rider_id-error').innerText()).resolves.toBe('“12.5” must be a whole number from 1 to 9223372036854775807');
+    await expect(page.locator('#f-rider_id-error').innerText()).resolves.toBe(
+      '“12.5” must be a whole number from 1 to 9223372036854775807',
+    );
     await expect(page.getByLabel('Rider', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.getByRole('navigation', { name: 'Main' }).isVisible()).resolves.toBe(true);
   });
@@ -113,7 +118,10 @@ describe('the patrol checks list in a browser', () => {
     await page.goto(url('/admin/checks?sticker_validation=0'));
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /^Download all/ }).click()]);
     expect(download.suggestedFilename()).toMatch(/^patrol-checks-\d{4}-\d{2}-\d{2}\.csv$/);
-    const lines = fs.readFileSync((await download.path())!, 'utf8').trimEnd().split('\n');
+    const lines = fs
+      .readFileSync((await download.path())!, 'utf8')
+      .trimEnd()
+      .split('\n');
     expect(lines[0]).toBe('\uFEFFCheck,Checked at,Rider ID,Rider,3PL,Patroller ID,Patroller,ID,Plate,Sticker,Score,Items');
     expect(lines).toHaveLength(1 + (await count('SELECT count(*) AS n FROM patrol_checks WHERE NOT sticker_valid')));
     expect(lines.length).toBeGreaterThan(26);
@@ -140,7 +148,11 @@ describe('filters picked by name in a browser', () => {
   });
 
   it('suggests riders as one types part of a name; the chosen ID filters the list and the chip names the rider', async () => {
-    const [rider] = (await t.pool.query(`SELECT r.id, r.name FROM riders r WHERE EXISTS (SELECT 1 FROM patrol_checks pc WHERE pc.rider_id = r.id) ORDER BY r.id LIMIT 1`)).rows;
+    const [rider] = (
+      await t.pool.query(
+        `SELECT r.id, r.name FROM riders r WHERE EXISTS (SELECT 1 FROM patrol_checks pc WHERE pc.rider_id = r.id) ORDER BY r.id LIMIT 1`,
+      )
+    ).rows;
     // Part of the name, enough that this rider is among the 20 suggestions.
     const part = rider.name.slice(0, -1);
     await page.goto(url('/admin/checks'));
@@ -157,7 +169,8 @@ describe('filters picked by name in a browser', () => {
   });
 
   it('takes a whole name typed without choosing, when one rider has it', async () => {
-    const [rider] = (await t.pool.query(`SELECT min(id) AS id, name FROM riders GROUP BY name HAVING count(*) = 1 ORDER BY name LIMIT 1`)).rows;
+    const [rider] = (await t.pool.query(`SELECT min(id) AS id, name FROM riders GROUP BY name HAVING count(*) = 1 ORDER BY name LIMIT 1`))
+      .rows;
     await page.goto(url('/admin/equipment/riders'));
     await page.getByLabel('Rider', { exact: true }).fill(rider.name);
     await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -178,8 +191,15 @@ describe('filters picked by name in a browser', () => {
     try {
       await page.goto(`${scoped.base}/admin/checks`);
       expect(await page.locator('#f-3pl option').allInnerTexts()).toEqual(['Any', company.name]);
-      const patrollers = (await page.evaluate("[...document.querySelectorAll('#patroller-suggestions option')].map((o) => o.value)")) as string[];
-      const theirs = (await t.pool.query(`SELECT DISTINCT pc.patroller_id::text AS id FROM patrol_checks pc JOIN riders r ON r.id = pc.rider_id WHERE r.company_id = $1`, [company.id])).rows.map((row) => row.id);
+      const patrollers = (await page.evaluate(
+        "[...document.querySelectorAll('#patroller-suggestions option')].map((o) => o.value)",
+      )) as string[];
+      const theirs = (
+        await t.pool.query(
+          `SELECT DISTINCT pc.patroller_id::text AS id FROM patrol_checks pc JOIN riders r ON r.id = pc.rider_id WHERE r.company_id = $1`,
+          [company.id],
+        )
+      ).rows.map((row) => row.id);
       expect(new Set(patrollers)).toEqual(new Set(theirs));
       await page.getByLabel('Rider', { exact: true }).pressSequentially('an', { delay: 30 });
       await page.locator('#rider-suggestions option').first().waitFor({ state: 'attached' });
@@ -225,9 +245,20 @@ describe('keyboard and small screens', () => {
 
   it('fits a phone screen without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    const { rows } = await t.pool.query(`SELECT id, rider_id, to_char(checked_at, 'YYYY-MM-DD') AS day FROM patrol_checks ORDER BY id LIMIT 1`);
-    for (const path of ['/admin', `/admin?as_of=${rows[0].day}`, '/admin/checks', `/admin/checks/${rows[0].id}`, '/admin/equipment/riders',
-      '/admin/equipment/exchanges', `/admin/riders/${rows[0].rider_id}`, '/admin/questionnaire?country_id=1', '/admin/checks?rider_id=x']) {
+    const { rows } = await t.pool.query(
+      `SELECT id, rider_id, to_char(checked_at, 'YYYY-MM-DD') AS day FROM patrol_checks ORDER BY id LIMIT 1`,
+    );
+    for (const path of [
+      '/admin',
+      `/admin?as_of=${rows[0].day}`,
+      '/admin/checks',
+      `/admin/checks/${rows[0].id}`,
+      '/admin/equipment/riders',
+      '/admin/equipment/exchanges',
+      `/admin/riders/${rows[0].rider_id}`,
+      '/admin/questionnaire?country_id=1',
+      '/admin/checks?rider_id=x',
+    ]) {
       await page.goto(url(path));
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect([path, overflow]).toEqual([path, 0]);

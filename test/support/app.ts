@@ -20,7 +20,11 @@ export interface TestApp {
 
 type Database = keyof ReturnType<typeof testDatabases>;
 
-function build(database: Database, env: Record<string, string>, tokens?: (pool: Pool, config: Config, log: (m: string) => void) => TokenCache): TestApp {
+function build(
+  database: Database,
+  env: Record<string, string>,
+  tokens?: (pool: Pool, config: Config, log: (m: string) => void) => TokenCache,
+): TestApp {
   // Test files share their databases and run side by side, so each app counts its rate limits alone
   // unless a test asks for the shared store (RATE_LIMIT_STORE: 'postgres').
   const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off', RATE_LIMIT_STORE: 'memory', ...env });

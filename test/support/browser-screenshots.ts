@@ -43,7 +43,13 @@ export async function takeScreenshots(outDir = path.join(projectRoot, 'screensho
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rider-equipment-screenshots-'));
   fs.chmodSync(tmp, 0o755);
   // AUTH=off: API tokens guard /v2 only, which the pages shown here do not call.
-  const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_REQUESTS: '0', AUTH: 'off', EMBEDDED_PG_DIR: path.join(tmp, 'pg') });
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_REQUESTS: '0',
+    AUTH: 'off',
+    EMBEDDED_PG_DIR: path.join(tmp, 'pg'),
+  });
   const database = await openDatabase(config, log);
   const pool = createPool(database.url, config);
   const server = await serve(createApp({ pool, config, log }));
@@ -63,15 +69,23 @@ export async function takeScreenshots(outDir = path.join(projectRoot, 'screensho
     };
     fs.mkdirSync(outDir, { recursive: true });
     for (const viewport of VIEWPORTS) {
-      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height }, deviceScaleFactor: viewport.deviceScaleFactor, isMobile: viewport.isMobile });
+      const context = await browser.newContext({
+        viewport: { width: viewport.width, height: viewport.height },
+        deviceScaleFactor: viewport.deviceScaleFactor,
+        isMobile: viewport.isMobile,
+      });
       const page = await context.newPage();
       for (const [name, template] of PAGES) {
         const url = server.base + template.replace(/\{(\w+)\}/g, (_m, key: string) => fill[key] ?? '');
         await page.goto(url, { waitUntil: 'load' });
         const file = path.join(outDir, `${name}-${viewport.name}.png`);
         // The whole page, up to a few screens: a list's 25th row adds nothing its 5th does not show.
-        const height = await page.evaluate('document.documentElement.scrollHeight') as number;
-        await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: 0, width: viewport.width, height: Math.min(height, MAX_HEIGHT) } });
+        const height = (await page.evaluate('document.documentElement.scrollHeight')) as number;
+        await page.screenshot({
+          path: file,
+          fullPage: true,
+          clip: { x: 0, y: 0, width: viewport.width, height: Math.min(height, MAX_HEIGHT) },
+        });
         written.push(file);
       }
       await context.close();

@@ -1,6 +1,7 @@
 import type { Response } from 'supertest';
 
 /** Asserts an RFC 9457 problem response and returns its body. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a problem body, read field by field by the tests
 export function expectProblem(res: Response, status: number): Record<string, any> {
   expect(res.status).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);

@@ -11,7 +11,10 @@ export function buildOnce(): void {
 }
 
 /** Starts the server on a free port (the demo test database unless env says otherwise) and resolves at its banner. */
-export function startServer(env: Record<string, string>, options: { detached?: boolean } = {}): Promise<{ child: ChildProcess; base: string; output: () => string }> {
+export function startServer(
+  env: Record<string, string>,
+  options: { detached?: boolean } = {},
+): Promise<{ child: ChildProcess; base: string; output: () => string }> {
   const child = spawn(process.execPath, ['dist/src/server.js'], {
     cwd: root,
     detached: options.detached,
@@ -42,7 +45,10 @@ export function startServer(env: Record<string, string>, options: { detached?: b
 export const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
 /** Runs `work` with a started server, which is gone afterwards whatever happened (SIGKILL if still running). */
-export async function withServer<T>(env: Record<string, string>, work: (server: Awaited<ReturnType<typeof startServer>>) => Promise<T>): Promise<T> {
+export async function withServer<T>(
+  env: Record<string, string>,
+  work: (server: Awaited<ReturnType<typeof startServer>>) => Promise<T>,
+): Promise<T> {
   const server = await startServer(env);
   try {
     return await work(server);

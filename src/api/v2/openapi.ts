@@ -108,15 +108,30 @@ const problemResponses = {
     { headers: { 'WWW-Authenticate': header('WwwAuthenticate') } },
   ),
   NotFound: problem(404, 'No operation at this path: the answer of any path not listed here, such as a misspelt one.', 'Problem'),
-  MethodNotAllowed: problem(405, 'A method other than GET or HEAD (or OPTIONS from an allowed origin, see CORS_ORIGINS), on any path of this API.', 'Problem', {
-    headers: { Allow: header('Allow') },
-  }),
-  TooManyRequests: problem(429, 'Too many requests for this token in a minute, or too many without a valid token from this address.', 'Problem', {
-    headers: { 'Retry-After': header('RetryAfter'), RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimitPolicy') },
-  }),
-  InternalError: problem(500, 'A fault of the service. No stack trace or SQL is shown; the log has them under `request_id`.', 'ServerProblem', {
-    type: '/problems/internal-error',
-  }),
+  MethodNotAllowed: problem(
+    405,
+    'A method other than GET or HEAD (or OPTIONS from an allowed origin, see CORS_ORIGINS), on any path of this API.',
+    'Problem',
+    {
+      headers: { Allow: header('Allow') },
+    },
+  ),
+  TooManyRequests: problem(
+    429,
+    'Too many requests for this token in a minute, or too many without a valid token from this address.',
+    'Problem',
+    {
+      headers: { 'Retry-After': header('RetryAfter'), RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimitPolicy') },
+    },
+  ),
+  InternalError: problem(
+    500,
+    'A fault of the service. No stack trace or SQL is shown; the log has them under `request_id`.',
+    'ServerProblem',
+    {
+      type: '/problems/internal-error',
+    },
+  ),
   ServiceUnavailable: problem(503, 'The database is unreachable or busy; try again after `Retry-After` seconds.', 'ServerProblem', {
     type: '/problems/service-unavailable',
     headers: { 'Retry-After': header('RetryAfter') },
@@ -224,7 +239,11 @@ export function buildOpenApiDocument(ops: Documented, { auth }: { auth: boolean 
         summary: op.summary,
         description: `${op.description}${streamed} Every parameter is optional; unknown, repeated and bracket-form parameters are a 400.`,
         responses: {
-          200: { description: 'The matching records.', headers: { ...everyAnswer, ...limited }, content: { 'application/json': { schema: op.body } } },
+          200: {
+            description: 'The matching records.',
+            headers: { ...everyAnswer, ...limited },
+            content: { 'application/json': { schema: op.body } },
+          },
           ...errors,
         },
       };
@@ -232,7 +251,8 @@ export function buildOpenApiDocument(ops: Documented, { auth }: { auth: boolean 
         operationId: `${op.operationId}Head`,
         ...common,
         summary: `Check a query of ${op.path} without an answer body`,
-        description: 'The same checks as GET (token, limit, parameters) and the same status and headers, without a body; the operation\'s statement is not run.',
+        description:
+          "The same checks as GET (token, limit, parameters) and the same status and headers, without a body; the operation's statement is not run.",
         responses: { 200: { description: 'The query is valid; GET would answer it.', headers: { ...everyAnswer, ...limited } }, ...errors },
       };
       return [op.path, { get, head }];

@@ -46,7 +46,9 @@ export interface Operation<P extends Params = Params> extends OperationDef<P> {
   body: JsonSchema;
 }
 
-export function defineOperation<const P extends Params, const Path extends string>(def: OperationDef<P> & { path: Path }): Operation<P> & { path: Path } {
+export function defineOperation<const P extends Params, const Path extends string>(
+  def: OperationDef<P> & { path: Path },
+): Operation<P> & { path: Path } {
   const body = arrayOf(def.shape, def.answer, def.single ? 1 : undefined);
   return { ...def, validate: queryValidator(def.params), body: def.single ? { ...body, maxItems: 1 } : body };
 }
@@ -159,7 +161,9 @@ const list = [
 export type OperationPath = (typeof list)[number]['path'];
 
 /** The operations by path. */
-export const operations = Object.fromEntries(list.map((op) => [op.path, op])) as { readonly [K in OperationPath]: Extract<(typeof list)[number], { path: K }> };
+export const operations = Object.fromEntries(list.map((op) => [op.path, op])) as {
+  readonly [K in OperationPath]: Extract<(typeof list)[number], { path: K }>;
+};
 
 /** Every operation, in the reference's order. */
 export const allOperations: readonly Operation[] = list as unknown as readonly Operation[];

@@ -38,7 +38,8 @@ export function problemHandler(log: Logger): ErrorRequestHandler {
   return (thrown, req, res, _next) => {
     if (clientGone(thrown, req, res, log)) return;
     const error = toHttpError(thrown);
-    if (error.status >= 500) log(failureLine(res.locals.requestId, req.method, req.originalUrl, error.status, error.options.cause ?? thrown));
+    if (error.status >= 500)
+      log(failureLine(res.locals.requestId, req.method, req.originalUrl, error.status, error.options.cause ?? thrown));
     if (res.headersSent) {
       // Part of a body is out; ending it cleanly would pass a truncated array off as complete.
       res.destroy();

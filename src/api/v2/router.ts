@@ -54,7 +54,10 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
   const openApiDocument = buildOpenApiDocument(allOperations, { auth: Boolean(access) }); // built once: it changes only with the code
   // The token, then its limit, as one step (undefined: the API is open).
   const checks = access
-    ? inSequence([requireBearer(access.tokens, access.failuresPerMinute, access.stores('auth-failures:')), tokenRateLimit(access.perMinute, access.stores('token-requests:'))])
+    ? inSequence([
+        requireBearer(access.tokens, access.failuresPerMinute, access.stores('auth-failures:')),
+        tokenRateLimit(access.perMinute, access.stores('token-requests:')),
+      ])
     : undefined;
   const problems = problemHandler(log);
 
@@ -75,7 +78,11 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
         await streamLimit.run(key, what, () => streamJsonArray(streamPool, query, res));
         return;
       }
-      const rows = await queryRows<[string]>(pool, { name: statementName(query.text), text: query.text, values: query.values, rowMode: 'array' }, clientSignal(res));
+      const rows = await queryRows<[string]>(
+        pool,
+        { name: statementName(query.text), text: query.text, values: query.values, rowMode: 'array' },
+        clientSignal(res),
+      );
       res.type('application/json').send(operation.stream ? `[${rows.map((row) => row[0]).join(',')}]` : rows[0][0]);
     });
   }
