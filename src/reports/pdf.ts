@@ -7,7 +7,8 @@ import { HttpError } from '../http/errors';
 import { projectRoot } from '../paths';
 import { links } from '../html/links';
 
-const ARGS = [
+/** Chromium's flags: headless, and nothing that reaches the network or updates itself. */
+export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -95,7 +96,7 @@ export class PdfPrinter {
       const launching = Promise.resolve()
         // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first print only
         .then(() => (require('playwright-core') as typeof import('playwright-core')).chromium)
-        .then((chromium) => chromium.launch({ executablePath: this.executablePath, args: ARGS, timeout: 30000 }));
+        .then((chromium) => chromium.launch({ executablePath: this.executablePath, args: CHROMIUM_ARGS, timeout: 30000 }));
       this.browser = launching;
       launching.then(
         (browser) =>

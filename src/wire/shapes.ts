@@ -121,11 +121,16 @@ export const Question = defineShape('Question', 'A question of the patrol questi
 
 const riderId = bigint('a.rider_id', 'ID of the rider.');
 const company = text('c.name', 'Name of the third-party logistics company.');
-export const RiderProduct = defineShape('RiderProduct', 'A product assignment of a rider.', {
+/** The product and variation of assignment `a` (p, v), as /riders, /assign-list and /product-returns write them. */
+const product = {
   'Product ID': bigint('a.product_id', 'ID of the product.'),
   'Product Name': text('p.name'),
   'Product Variation ID': bigint('a.variation_id', 'ID of the product variation.'),
   'Product Variation Name': text('v.name'),
+};
+
+export const RiderProduct = defineShape('RiderProduct', 'A product assignment of a rider.', {
+  ...product,
   'Assign Date': datetime('a.assigned_at', 'When the product was assigned.'),
   'Assigne Name': text('u.name', 'Name of the user who assigned the product (the key is spelled this way).'),
   'Manual Assign or Physical Assign': assignMethod('a.assign_method'),
@@ -147,10 +152,7 @@ export const RiderWithEquipment = defineShape('RiderWithEquipment', 'A rider wit
 export const Assignment = defineShape('Assignment', 'An assignment of a product to a rider, returned or not.', {
   'Rider ID': riderId,
   '3PL': company,
-  'Product ID': RiderProduct.fields['Product ID'],
-  'Product Name': RiderProduct.fields['Product Name'],
-  'Product Variation ID': RiderProduct.fields['Product Variation ID'],
-  'Product Variation Name': RiderProduct.fields['Product Variation Name'],
+  ...product,
   'Assign Date': RiderProduct.fields['Assign Date'],
   'Assignee Name': text('u.name', 'Name of the user who assigned the product.'),
   'Assign Type': assignMethod('a.assign_method'),
@@ -189,10 +191,7 @@ export const ProductExchange = defineShape('ProductExchange', 'An exchange of on
 export const ProductReturn = defineShape('ProductReturn', 'A return of an assigned product.', {
   'Rider ID': riderId,
   '3PL': company,
-  'Product ID': RiderProduct.fields['Product ID'],
-  'Product Name': RiderProduct.fields['Product Name'],
-  'Product Variation ID': RiderProduct.fields['Product Variation ID'],
-  'Product Variation Name': RiderProduct.fields['Product Variation Name'],
+  ...product,
   'Return Date': datetime('pr.returned_at', 'When the product was returned.'),
   'App User ID': bigint('pr.returned_by', 'ID of the user who processed the return.'),
   'Return Condition': text('pr.condition', 'Condition of the returned product (free text, open set).'),

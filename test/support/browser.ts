@@ -2,18 +2,9 @@
 // driven by playwright-core (which downloads no browser of its own).
 import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../../src/reports/pdf';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 export async function launchChromium(): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM_PATH)) {
@@ -22,5 +13,5 @@ export async function launchChromium(): Promise<Browser> {
         'or point CHROMIUM_PATH at a Chromium binary.',
     );
   }
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }
