@@ -1,13 +1,15 @@
 // The bench's yardstick: a bare Express 5 + pg server that answers the load scenarios' URLs with the
 // service's own compiled SQL (given to it by the bench, see bareRoutes) as named prepared statements on
-// a pool of 4, and sends the rows as the service does. Nothing else: no auth, validation, limits,
-// logging, security headers or metrics. What the service adds per request is the gap between the two.
+// a pool of 4, and sends the rows as the service does (with its answerPieces and sendJsonText). Nothing
+// else: no auth, validation, limits, logging, security headers or metrics. What the service adds per
+// request is the gap between the two.
 //
 // Run by the bench as its own process: node dist/bench/bare-server.js, with BENCH_BARE_ROUTES (a JSON
 // file of BareRoute), DATABASE_URL and PORT. Prints "listening" when ready.
 import fs from 'node:fs';
 import express from 'express';
 import pg from 'pg';
+import { answerPieces, sendJsonText } from '../src/api/v2/send-json';
 
 export interface BareRoute {
   /** The path and fixed query string of a scenario, as requested (`/v2/riders?`, `/v2/rider-equipment-list?page=1&per_page=100`). */
@@ -55,7 +57,13 @@ function main(): void {
     const values = route.values.slice();
     for (const i of route.positions) values[i] = drawn;
     const { rows } = await pool.query<[string]>({ name: route.name, text: route.text, values, rowMode: 'array' });
-    res.type('application/json').send(route.array ? `[${rows.map((row) => row[0]).join(',')}]` : rows[0][0]);
+    sendJsonText(
+      res,
+      answerPieces(
+        route.array,
+        rows.map((row) => row[0]),
+      ),
+    );
   });
   const server = app.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening'));
   process.once('SIGTERM', () => {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import request from 'supertest';
 import { toNative } from '../src/db/knex';
 import { filtered, wirePage, type Filters } from '../src/queries/rider-equipment';
+import { answerPieces } from '../src/api/v2/send-json';
 import { naivePageScript } from '../bench/scenarios';
 import { testApp, type TestApp } from './support/app';
 
@@ -190,7 +191,11 @@ describe('GET /v2/rider-equipment-list from the kept data', () => {
       for (let page = 1; page <= lastPage + 1; page++) {
         const native = toNative(wirePage({ ...variant, page, per_page: perPage }));
         const { rows } = await apps.large.pool.query<{ json: string }>(native);
-        const [envelope] = JSON.parse(rows[0].json) as Array<{ total: number; last_page: number; data: Array<{ rider_id: string }> }>;
+        const text = answerPieces(
+          false,
+          rows.map((row) => row.json),
+        ).join('');
+        const [envelope] = JSON.parse(text) as Array<{ total: number; last_page: number; data: Array<{ rider_id: string }> }>;
         expect(envelope.total).toBe(expected.length);
         lastPage = envelope.last_page;
         if (page > lastPage) expect(envelope.data).toEqual([]);

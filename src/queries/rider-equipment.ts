@@ -4,7 +4,7 @@ import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, hookParam, type ParamValues } from '../filters/define';
 import { company, riderId } from '../filters/common';
-import { jsonObject, jsonObjectAsText } from '../wire/shape';
+import { jsonObject, jsonObjectAsText, jsonObjectAsTextAround } from '../wire/shape';
 import { EquipmentEntry, RIDER_PAGE_SIZE, RiderEquipmentEntry, RiderEquipmentPage } from '../wire/shapes';
 import { datetime, held } from './sql-fragments';
 
@@ -125,7 +125,13 @@ function keptPage(values: Filters, offset: number, perPage: number) {
   return { ctes, ids, total };
 }
 
-/** The page envelope, built whole by PostgreSQL in one statement: `[{current_page, data, total, per_page, last_page}]`. */
+/**
+ * The page envelope `[{current_page, data, total, per_page, last_page}]` as rows of JSON text, in
+ * order: the envelope up to the `[` of `data`, one row per rider entry (by rider id), and the rest
+ * from its `]`. Joined with `, ` between entries (see answerPieces) they are byte for byte the
+ * json_build_array(json_build_object(...))::text of the page; no row holds the whole ~250 KB page,
+ * which PostgreSQL would build and Node.js decode and encode again as one large value each time.
+ */
 export function wirePage(values: Filters) {
   const page = values.page ?? 1;
   const perPage = values.per_page ?? RIDER_PAGE_SIZE.default;
@@ -145,20 +151,15 @@ export function wirePage(values: Filters) {
     .join('companies as c', 'c.id', 'r.company_id')
     .join('countries as co', 'co.id', 'r.country_id')
     .select('r.id', sql.raw('? AS entry', [entryOf(values)]));
-  // json_build_array(json_build_object(...))::text with json_agg's ", " between entries, as text.
-  const envelope = jsonObjectAsText(RiderEquipmentPage, {
-    asJson: { data: `'[', (SELECT string_agg(d.entry, ', ' ORDER BY d.id) FROM ? AS d), ']'` },
-    before: '[',
-    after: ']',
-  });
-  return sql.raw(`${ctes ? '? ' : ''}SELECT ${envelope} AS json FROM ? AS t`, [
-    ...(ctes ? [ctes] : []),
-    page,
-    entries,
-    perPage,
-    perPage,
-    total,
-  ]);
+  const { head, tail } = jsonObjectAsTextAround(RiderEquipmentPage, 'data', { before: '[', after: ']' });
+  return sql.raw(
+    `${ctes ? '? ' : ''}SELECT x.part AS json FROM (
+       SELECT 0 AS o, 0::bigint AS id, ${head} AS part
+       UNION ALL SELECT 1, d.id, d.entry FROM ? AS d
+       UNION ALL SELECT 2, 0, ${tail} FROM ? AS t) AS x
+     ORDER BY x.o, x.id`,
+    [...(ctes ? [ctes] : []), page, entries, perPage, perPage, total],
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

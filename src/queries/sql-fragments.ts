@@ -21,7 +21,26 @@ export const jsonValue = (expression: string) => `coalesce(to_json(${expression}
  * nor a chain of || copying it once per piece. `before` and `after`: literal text around it (no quotes).
  */
 export const jsonObjectText = (pairs: Array<[key: string, jsonText: string]>, before = '', after = '') =>
-  `concat('${before}{', ${pairs.map(([key, value], i) => `'${i ? ', ' : ''}${JSON.stringify(key).replace(/'/g, "''")} : ', ${value}`).join(', ')}, '}${after}')`;
+  `concat('${before}{', ${pairs.map(([key, value], i) => `${keyText(key, i)}, ${value}`).join(', ')}, '}${after}')`;
+
+/** `"key" : ` as an SQL literal, with the `, ` before every key but the first. */
+const keyText = (key: string, i: number) => `'${i ? ', ' : ''}${JSON.stringify(key).replace(/'/g, "''")} : '`;
+
+/**
+ * The text of jsonObjectText(pairs, before, after) in two pieces around the value of the array
+ * `key`: the head ends with its `[`, the tail starts with its `]`. What goes between them (the
+ * array's elements, `, `-separated) can then be sent as rows of their own, so no one value holds
+ * the whole object (a list page is ~250 KB; see sendJsonText).
+ */
+export const jsonObjectTextAround = (pairs: Array<[key: string, jsonText: string]>, key: string, before = '', after = '') => {
+  const at = pairs.findIndex(([k]) => k === key);
+  if (at < 0) throw new Error(`jsonObjectTextAround: no key ${key}`);
+  const pieces = (from: number, to: number) => pairs.slice(from, to).flatMap(([k, value], i) => [keyText(k, from + i), value]);
+  return {
+    head: `concat('${before}{', ${[...pieces(0, at), keyText(key, at)].join(', ')}, '[')`,
+    tail: `concat(']', ${[...pieces(at + 1, pairs.length), `'}${after}'`].join(', ')})`,
+  };
+};
 
 /**
  * "Held": an assignment not returned, written once. `assignment(a)`: held now; `heldAt(a, moment)`:

@@ -3,7 +3,13 @@
 // OpenAPI document publishes (and the tests hold every answer to) are both generated from it, so a
 // key is written once. The field makers below pair each of the contract's formats with its schema.
 import { ASSIGN_METHODS } from '../filters/common';
-import { datetime as datetimeSql, dayFirst as dayFirstSql, jsonObjectText, jsonValue } from '../queries/sql-fragments';
+import {
+  datetime as datetimeSql,
+  dayFirst as dayFirstSql,
+  jsonObjectText,
+  jsonObjectTextAround,
+  jsonValue,
+} from '../queries/sql-fragments';
 
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -50,25 +56,44 @@ export function jsonObject<K extends string>(shape: Shape<K>, overrides: Partial
   return `json_build_object(\n      ${pairs.join(',\n      ')})`;
 }
 
+type TextOptions<K extends string> = {
+  overrides?: Partial<Record<K, string>>;
+  asJson?: Partial<Record<K, string>>;
+  before?: string;
+  after?: string;
+};
+
+/** Each key with its value's JSON text in SQL: `asJson` as given, every other value through to_json. */
+function textPairs<K extends string>(shape: Shape<K>, overrides: TextOptions<K>['overrides'] = {}, asJson: TextOptions<K>['asJson'] = {}) {
+  const json = asJson as Record<string, string>;
+  return Object.keys(shape.fields).map((key): [string, string] => [
+    key,
+    json[key] ?? jsonValue(sqlOf(shape, key, overrides as Record<string, string>)),
+  ]);
+}
+
 /**
  * The same object as JSON text built by one concat() (see jsonObjectText): every value through
  * to_json, except `asJson`, keys whose SQL already yields JSON text. `before`/`after` wrap it.
  */
 export function jsonObjectAsText<K extends string>(
   shape: Shape<K>,
-  {
-    overrides = {},
-    asJson = {},
-    before = '',
-    after = '',
-  }: { overrides?: Partial<Record<K, string>>; asJson?: Partial<Record<K, string>>; before?: string; after?: string } = {},
+  { overrides, asJson, before = '', after = '' }: TextOptions<K> = {},
 ): string {
-  const json = asJson as Record<string, string>;
-  const pairs = Object.keys(shape.fields).map((key): [string, string] => [
-    key,
-    json[key] ?? jsonValue(sqlOf(shape, key, overrides as Record<string, string>)),
-  ]);
-  return jsonObjectText(pairs, before, after);
+  return jsonObjectText(textPairs(shape, overrides, asJson), before, after);
+}
+
+/**
+ * jsonObjectAsText in two pieces around the array `key` (see jsonObjectTextAround): the head up to
+ * its `[`, the tail from its `]`; the elements between them are the caller's.
+ */
+export function jsonObjectAsTextAround<K extends string>(
+  shape: Shape<K>,
+  key: K,
+  { overrides, asJson, before = '', after = '' }: TextOptions<K> = {},
+): { head: string; tail: string } {
+  // The array's own value is the caller's rows, never part of either piece.
+  return jsonObjectTextAround(textPairs(shape, overrides, { ...asJson, [key]: 'NULL' }), key, before, after);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import { allOperations } from './operations';
 import { buildOpenApiDocument } from './openapi';
 import { problemHandler, type Logger } from './problem';
 import { streamJsonArray } from './stream-json';
+import { answerPieces, sendJsonText } from './send-json';
 import { queryRows } from '../../db/rows';
 
 // One prepared statement per distinct SQL text (a resource and the set of filters given): PostgreSQL
@@ -83,7 +84,13 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
         { name: statementName(query.text), text: query.text, values: query.values, rowMode: 'array' },
         clientSignal(res),
       );
-      res.type('application/json').send(operation.stream ? `[${rows.map((row) => row[0]).join(',')}]` : rows[0][0]);
+      sendJsonText(
+        res,
+        answerPieces(
+          operation.stream,
+          rows.map((row) => row[0]),
+        ),
+      );
     });
   }
 

@@ -1,0 +1,111 @@
+// The answer's pieces and how they are sent: the same bytes and Content-Length whatever their sizes,
+// split into ~64 KB Buffers past one chunk (see sendJsonText).
+import http from 'node:http';
+import zlib from 'node:zlib';
+import compression from 'compression';
+import type { AddressInfo } from 'node:net';
+import { answerPieces, sendJsonText } from '../src/api/v2/send-json';
+
+/** Serves `pieces` once through sendJsonText and reads the answer: its headers, its body and how it was written. */
+async function served(
+  pieces: string[],
+  { gzip = false } = {},
+): Promise<{ type?: string; length?: string; chunked: boolean; body: Buffer; writes: number }> {
+  let writes = 0;
+  const compress = compression({ threshold: 0 });
+  const server = http.createServer((req, res) => {
+    const write = res.write.bind(res);
+    res.write = ((...args: Parameters<typeof res.write>) => {
+      writes += 1;
+      return write(...args);
+    }) as typeof res.write;
+    if (gzip) compress(req as never, res as never, () => sendJsonText(res, pieces));
+    else sendJsonText(res, pieces);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise((resolve, reject) => {
+      http
+        .get({ port, host: '127.0.0.1', path: '/', headers: gzip ? { 'accept-encoding': 'gzip' } : {} }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () =>
+            resolve({
+              type: res.headers['content-type'],
+              length: res.headers['content-length'],
+              chunked: res.headers['transfer-encoding'] === 'chunked',
+              body: gzip ? zlib.gunzipSync(Buffer.concat(chunks)) : Buffer.concat(chunks),
+              writes,
+            }),
+          );
+        })
+        .on('error', reject);
+    });
+  } finally {
+    server.close();
+  }
+}
+
+describe('answerPieces', () => {
+  it('puts a streamed operation’s rows in an array, separated by commas', () => {
+    expect(answerPieces(true, []).join('')).toBe('[]');
+    expect(answerPieces(true, ['{"a" : 1}']).join('')).toBe('[{"a" : 1}]');
+    expect(answerPieces(true, ['1', '2', '3']).join('')).toBe('[1,2,3]');
+  });
+
+  it('puts a page’s entries between its head and tail, separated as json_agg does', () => {
+    expect(answerPieces(false, ['[{"data" : [', '], "total" : 0}]']).join('')).toBe('[{"data" : [], "total" : 0}]');
+    expect(answerPieces(false, ['[{"data" : [', '{"x" : 1}', '{"x" : 2}', '], "total" : 2}]']).join('')).toBe(
+      '[{"data" : [{"x" : 1}, {"x" : 2}], "total" : 2}]',
+    );
+  });
+
+  it('refuses a page without its head and tail', () => {
+    expect(() => answerPieces(false, ['[{"data" : ['])).toThrow(/head and tail/);
+  });
+});
+
+describe('sendJsonText', () => {
+  it('sends a small answer as one write with its Content-Length in bytes', async () => {
+    const pieces = ['[', '{"name" : "Zoë Ångström"}', ']'];
+    const answer = await served(pieces);
+    expect(answer.type).toBe('application/json; charset=utf-8');
+    expect(answer.body.toString('utf8')).toBe(pieces.join(''));
+    expect(answer.length).toBe(String(Buffer.byteLength(pieces.join(''))));
+    expect(answer.chunked).toBe(false);
+    expect(answer.writes).toBe(0); // end() alone
+  });
+
+  it('sends a large answer in ~64 KB writes, byte for byte, multibyte characters across chunk edges included', async () => {
+    // 3-byte characters at odd offsets, so a chunk edge would fall inside one if a piece were split.
+    const entry = (i: number) => `{"rider_id" : "${i}", "name" : "€${'x'.repeat(i % 7)}€", "pad" : "${'y'.repeat(2000 + (i % 13))}"}`;
+    const rows = Array.from({ length: 150 }, (_, i) => entry(i));
+    const pieces = answerPieces(false, ['[{"current_page" : 1, "data" : [', ...rows, '], "total" : 150}]']);
+    const text = pieces.join('');
+    const answer = await served(pieces);
+    expect(answer.body.equals(Buffer.from(text, 'utf8'))).toBe(true);
+    expect(answer.length).toBe(String(Buffer.byteLength(text)));
+    expect(answer.chunked).toBe(false);
+    // About 300 KB: five or so chunks of at most 64 KB, never one write per piece.
+    expect(answer.writes).toBeGreaterThanOrEqual(Math.floor(Buffer.byteLength(text) / 65536));
+    expect(answer.writes).toBeLessThan(10);
+  });
+
+  it('sends a piece larger than a chunk whole, between the chunks around it', async () => {
+    const big = `"${'é'.repeat(70000)}"`; // 140 KB in UTF-8
+    const pieces = answerPieces(true, ['"before"', big, '"after"']);
+    const answer = await served(pieces);
+    expect(answer.body.toString('utf8')).toBe(pieces.join(''));
+    expect(answer.length).toBe(String(Buffer.byteLength(pieces.join(''))));
+    expect(JSON.parse(answer.body.toString('utf8'))).toEqual(['before', 'é'.repeat(70000), 'after']);
+  });
+
+  it('sends a large answer through the compression layer whole (gzip waits for drain between writes)', async () => {
+    const rows = Array.from({ length: 200 }, (_, i) => `{"i" : ${i}, "pad" : "${'z'.repeat(3000)}"}`);
+    const pieces = answerPieces(true, rows);
+    const answer = await served(pieces, { gzip: true });
+    expect(answer.body.toString('utf8')).toBe(pieces.join(''));
+    expect(answer.length).toBeUndefined(); // compressed: the length of the JSON no longer applies
+  });
+});
