@@ -4,11 +4,12 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import compression from 'compression';
 import type { AddressInfo } from 'node:net';
-import { answerPieces, sendJsonText } from '../src/api/v2/send-json';
+import { answerPieces, sendJsonText, ROWS_AS_BYTES, type Piece } from '../src/api/v2/send-json';
+import { testApp, type TestApp } from './support/app';
 
 /** Serves `pieces` once through sendJsonText and reads the answer: its headers, its body and how it was written. */
 async function served(
-  pieces: string[],
+  pieces: Piece[],
   { gzip = false } = {},
 ): Promise<{ type?: string; length?: string; chunked: boolean; body: Buffer; writes: number }> {
   let writes = 0;
@@ -101,11 +102,57 @@ describe('sendJsonText', () => {
     expect(JSON.parse(answer.body.toString('utf8'))).toEqual(['before', 'é'.repeat(70000), 'after']);
   });
 
+  it('sends rows read as bytes like their text, small or large, mixed with text', async () => {
+    const rows = Array.from({ length: 120 }, (_, i) => `{"i" : ${i}, "name" : "Zoë €${'ß'.repeat(i * 7)}"}`);
+    const text = answerPieces(true, rows).join('');
+    for (const count of [3, 120]) {
+      const pieces = answerPieces(
+        true,
+        rows.slice(0, count).map((row) => Buffer.from(row)),
+      );
+      const expected = Buffer.from(answerPieces(true, rows.slice(0, count)).join(''));
+      const answer = await served(pieces);
+      expect(answer.body.equals(expected)).toBe(true);
+      expect(answer.length).toBe(String(expected.length));
+    }
+    expect(JSON.parse(text)).toHaveLength(120);
+  });
+
   it('sends a large answer through the compression layer whole (gzip waits for drain between writes)', async () => {
     const rows = Array.from({ length: 200 }, (_, i) => `{"i" : ${i}, "pad" : "${'z'.repeat(3000)}"}`);
     const pieces = answerPieces(true, rows);
     const answer = await served(pieces, { gzip: true });
     expect(answer.body.toString('utf8')).toBe(pieces.join(''));
     expect(answer.length).toBeUndefined(); // compressed: the length of the JSON no longer applies
+  });
+});
+
+describe('ROWS_AS_BYTES', () => {
+  let db: TestApp;
+  beforeAll(() => {
+    db = testApp('fixture');
+  });
+  afterAll(() => db.close());
+
+  it('reads text and json columns as the UTF-8 bytes of their text', async () => {
+    // ~1.5 MB of rows of uneven sizes with multibyte characters, read over many reads of the socket.
+    const sql = `SELECT CASE WHEN g % 2 = 0 THEN json_build_object('g', g, 's', repeat('é€', g % 997))::text
+                             ELSE repeat('x', g % 5) || '😀' || g::text END AS t,
+                        json_build_object('g', g, 'w', repeat('ü', g % 401)) AS j
+                   FROM generate_series(1, 1500) AS g`;
+    const client = await db.pool.connect();
+    try {
+      const asText = (await client.query<[string, object]>({ text: sql, rowMode: 'array', types: { getTypeParser: () => String } })).rows;
+      const asBytes = (await client.query<[Buffer, Buffer]>({ text: sql, ...ROWS_AS_BYTES })).rows;
+      expect(asBytes).toHaveLength(1500);
+      asBytes.forEach((row, i) => {
+        expect(typeof row[0]).not.toBe('string');
+        expect(typeof row[1]).not.toBe('string');
+        expect(row[0].toString('utf8')).toBe(asText[i][0]);
+        expect(row[1].toString('utf8')).toBe(asText[i][1]);
+      });
+    } finally {
+      client.release();
+    }
   });
 });
