@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import express from 'express';
 import pg from 'pg';
-import { answerPieces, sendJsonText, ROWS_AS_BYTES } from '../src/api/v2/send-json';
+import { answerPieces, sendJsonText, rowsAsBytes } from '../src/api/v2/send-json';
 
 export interface BareRoute {
   /** The path and fixed query string of a scenario, as requested (`/v2/riders?`, `/v2/rider-equipment-list?page=1&per_page=100`). */
@@ -56,7 +56,7 @@ function main(): void {
     }
     const values = route.values.slice();
     for (const i of route.positions) values[i] = drawn;
-    const { rows } = await pool.query<[Buffer]>({ name: route.name, text: route.text, values, ...ROWS_AS_BYTES });
+    const { rows } = await pool.query<[Buffer]>({ name: route.name, text: route.text, values, ...rowsAsBytes() });
     sendJsonText(
       res,
       answerPieces(

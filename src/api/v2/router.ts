@@ -13,7 +13,7 @@ import { allOperations } from './operations';
 import { buildOpenApiDocument } from './openapi';
 import { problemHandler, type Logger } from './problem';
 import { streamJsonArray } from './stream-json';
-import { answerPieces, sendJsonText, ROWS_AS_BYTES } from './send-json';
+import { answerPieces, sendJsonText, rowsAsBytes } from './send-json';
 import { queryRows } from '../../db/rows';
 
 // One prepared statement per distinct SQL text (a resource and the set of filters given): PostgreSQL
@@ -81,7 +81,7 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
       }
       const rows = await queryRows<[Buffer]>(
         pool,
-        { name: statementName(query.text), text: query.text, values: query.values, ...ROWS_AS_BYTES },
+        { name: statementName(query.text), text: query.text, values: query.values, ...rowsAsBytes() },
         clientSignal(res),
       );
       sendJsonText(
