@@ -16,35 +16,38 @@ function isRealDay(value: string): boolean {
 
 // express-validator's isInt({max}) compares as a float and isISO8601 accepts 20240101, so the rules
 // below compare digits exactly (BigInt) and dates by their calendar fields.
-function chainFor(name: string, def: ParamDef): ValidationChain {
+interface Rule {
+  chain: ValidationChain;
+  /** The value as the query builders take it, from a value the chain accepted. */
+  convert?: (value: string) => unknown;
+}
+
+// One check per chain: express-validator gathers a chain's values (a lodash pipeline) again before
+// each of its steps, so a bail and a sanitizer in the chain cost as much as the check itself. The
+// conversion of an accepted value is done after the chain, on the value it checked.
+function ruleFor(name: string, def: ParamDef): Rule {
   const rule = describeRule(def);
   // Absent and empty values never reach a chain (see below), so no .optional() is needed.
   const chain = query(name);
   switch (def.type) {
     case 'bigint':
-      return chain
-        .custom((v: string) => DIGITS.test(v) && BigInt(v) >= 1n && BigInt(v) <= MAX_BIGINT)
-        .withMessage(rule)
-        .bail()
-        .customSanitizer((v: string) => BigInt(v).toString());
+      return {
+        chain: chain.custom((v: string) => DIGITS.test(v) && BigInt(v) >= 1n && BigInt(v) <= MAX_BIGINT).withMessage(rule),
+        convert: (v) => BigInt(v).toString(),
+      };
     case 'integer':
-      return chain
-        .custom((v: string) => DIGITS.test(v) && Number(v) >= def.min! && Number(v) <= def.max!)
-        .withMessage(rule)
-        .bail()
-        .customSanitizer((v: string) => Number(v));
+      return {
+        chain: chain.custom((v: string) => DIGITS.test(v) && Number(v) >= def.min! && Number(v) <= def.max!).withMessage(rule),
+        convert: Number,
+      };
     case 'date':
-      return chain.custom(isRealDay).withMessage(rule);
+      return { chain: chain.custom(isRealDay).withMessage(rule) };
     case 'boolean':
-      return chain
-        .matches(BOOLEAN)
-        .withMessage(rule)
-        .bail()
-        .customSanitizer((v: string) => v === '1' || v.toLowerCase() === 'true');
+      return { chain: chain.matches(BOOLEAN).withMessage(rule), convert: (v) => v === '1' || v.toLowerCase() === 'true' };
     case 'enum':
-      return chain.isIn(def.values as string[]).withMessage(rule);
+      return { chain: chain.isIn(def.values as string[]).withMessage(rule) };
     case 'text':
-      return chain.custom((v: string) => v.length <= MAX_TEXT_LENGTH && !v.includes('\0')).withMessage(rule);
+      return { chain: chain.custom((v: string) => v.length <= MAX_TEXT_LENGTH && !v.includes('\0')).withMessage(rule) };
   }
 }
 
@@ -60,19 +63,19 @@ export interface QueryValidator<P extends Params> {
  */
 export function queryValidator<const P extends Params>(params: P): QueryValidator<P> {
   const names = Object.keys(params);
-  const chains = new Map(names.map((name) => [name, chainFor(name, params[name])]));
+  const rules = new Map(names.map((name) => [name, ruleFor(name, params[name])]));
   const accepted = names.join(', ');
 
   const validate = async (rawQuery: Record<string, unknown>): Promise<ParamValues<P>> => {
     const errors: FieldErrors = {};
     const add = (name: string, message: string) => (errors[name] ??= []).push(message);
-    const present: Array<[string, ValidationChain]> = [];
+    const present: Array<[string, string, Rule]> = [];
 
     for (const [name, value] of Object.entries(rawQuery)) {
-      const chain = chains.get(name);
-      if (!chain) {
+      const rule = rules.get(name);
+      if (!rule) {
         const bracket = name.indexOf('[');
-        if (bracket > 0 && chains.has(name.slice(0, bracket))) {
+        if (bracket > 0 && rules.has(name.slice(0, bracket))) {
           add(name, `bracket forms are not accepted; give ${name.slice(0, bracket)}=value once`);
         } else {
           add(name, `is not a known parameter; accepted parameters are: ${accepted}`);
@@ -80,22 +83,23 @@ export function queryValidator<const P extends Params>(params: P): QueryValidato
       } else if (typeof value !== 'string') {
         add(name, 'must be given at most once');
       } else if (value !== '') {
-        present.push([name, chain]);
+        present.push([name, value, rule]);
       }
     }
     if (Object.keys(errors).length > 0) throw invalidQuery(errors);
 
     // Run on a snapshot: Express 5 re-parses req.query on every read and does not keep writes to it.
-    // Each chain reports its own errors and sanitized value (a dry run leaves nothing on the request
-    // to gather again with validationResult and matchedData).
+    // Each chain reports its own errors (a dry run leaves nothing on the request to gather again
+    // with validationResult).
     const request = { query: rawQuery };
-    const results = await Promise.all(present.map(([, chain]) => chain.run(request, { dryRun: true })));
+    const results = await Promise.all(present.map(([, , rule]) => rule.chain.run(request, { dryRun: true })));
     const values: Record<string, unknown> = {};
     results.forEach((result, i) => {
+      const [name, value, rule] = present[i];
       if (!result.isEmpty()) {
         for (const error of result.array()) if (error.type === 'field') add(error.path, String(error.msg));
       } else {
-        values[present[i][0]] = result.context.getData()[0].value;
+        values[name] = rule.convert ? rule.convert(value) : value;
       }
     });
 
