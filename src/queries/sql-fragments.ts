@@ -18,17 +18,17 @@ export const jsonValue = (expression: string) => `coalesce(to_json(${expression}
  * json_build_object(key, value, ...)::text for values already in JSON text (see jsonValue), built
  * by one concat(): the same bytes (`{"key" : value, ...}`), without json_build_object and json_agg
  * copying a large value through their JSON output again at every level (a list page is ~250 KB),
- * nor a chain of || copying it once per piece. `before` and `after`: literal text around it (no quotes).
+ * nor a chain of || copying it once per piece.
  */
-export const jsonObjectText = (pairs: Array<[key: string, jsonText: string]>, before = '', after = '') =>
-  `concat('${before}{', ${pairs.map(([key, value], i) => `${keyText(key, i)}, ${value}`).join(', ')}, '}${after}')`;
+export const jsonObjectText = (pairs: Array<[key: string, jsonText: string]>) =>
+  `concat('{', ${pairs.map(([key, value], i) => `${keyText(key, i)}, ${value}`).join(', ')}, '}')`;
 
 /** `"key" : ` as an SQL literal, with the `, ` before every key but the first. */
 const keyText = (key: string, i: number) => `'${i ? ', ' : ''}${JSON.stringify(key).replace(/'/g, "''")} : '`;
 
 /**
- * The text of jsonObjectText(pairs, before, after) in two pieces around the value of the array
- * `key`: the head ends with its `[`, the tail starts with its `]`. What goes between them (the
+ * The text of jsonObjectText(pairs), with literal text `before` and `after` it (no quotes), in two
+ * pieces around the value of the array `key`: the head ends with its `[`, the tail starts with its `]`. What goes between them (the
  * array's elements, `, `-separated) can then be sent as rows of their own, so no one value holds
  * the whole object (a list page is ~250 KB; see sendJsonText).
  */

@@ -56,44 +56,30 @@ export function jsonObject<K extends string>(shape: Shape<K>, overrides: Partial
   return `json_build_object(\n      ${pairs.join(',\n      ')})`;
 }
 
-type TextOptions<K extends string> = {
-  overrides?: Partial<Record<K, string>>;
-  asJson?: Partial<Record<K, string>>;
-  before?: string;
-  after?: string;
-};
+type Overrides<K extends string> = Partial<Record<K, string>>;
 
-/** Each key with its value's JSON text in SQL: `asJson` as given, every other value through to_json. */
-function textPairs<K extends string>(shape: Shape<K>, overrides: TextOptions<K>['overrides'] = {}, asJson: TextOptions<K>['asJson'] = {}) {
-  const json = asJson as Record<string, string>;
-  return Object.keys(shape.fields).map((key): [string, string] => [
-    key,
-    json[key] ?? jsonValue(sqlOf(shape, key, overrides as Record<string, string>)),
-  ]);
+/** Each key with its value's JSON text in SQL (through to_json). */
+function textPairs<K extends string>(shape: Shape<K>, overrides: Overrides<K> = {}) {
+  return Object.keys(shape.fields).map((key): [string, string] => [key, jsonValue(sqlOf(shape, key, overrides as Record<string, string>))]);
 }
 
-/**
- * The same object as JSON text built by one concat() (see jsonObjectText): every value through
- * to_json, except `asJson`, keys whose SQL already yields JSON text. `before`/`after` wrap it.
- */
-export function jsonObjectAsText<K extends string>(
-  shape: Shape<K>,
-  { overrides, asJson, before = '', after = '' }: TextOptions<K> = {},
-): string {
-  return jsonObjectText(textPairs(shape, overrides, asJson), before, after);
+/** The same object as JSON text built by one concat() (see jsonObjectText), every value through to_json. */
+export function jsonObjectAsText<K extends string>(shape: Shape<K>, { overrides }: { overrides?: Overrides<K> } = {}): string {
+  return jsonObjectText(textPairs(shape, overrides));
 }
 
 /**
  * jsonObjectAsText in two pieces around the array `key` (see jsonObjectTextAround): the head up to
- * its `[`, the tail from its `]`; the elements between them are the caller's.
+ * its `[`, the tail from its `]`; the elements between them are the caller's. `before`/`after`: literal
+ * text around the object.
  */
 export function jsonObjectAsTextAround<K extends string>(
   shape: Shape<K>,
   key: K,
-  { overrides, asJson, before = '', after = '' }: TextOptions<K> = {},
+  { overrides, before = '', after = '' }: { overrides?: Overrides<K>; before?: string; after?: string } = {},
 ): { head: string; tail: string } {
   // The array's own value is the caller's rows, never part of either piece.
-  return jsonObjectTextAround(textPairs(shape, overrides, { ...asJson, [key]: 'NULL' }), key, before, after);
+  return jsonObjectTextAround(textPairs(shape, { ...overrides, [key]: 'NULL' } as Overrides<K>), key, before, after);
 }
 
 // ---------------------------------------------------------------------------------------------

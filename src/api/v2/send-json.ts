@@ -44,7 +44,7 @@ export function answerPieces(stream: boolean, rows: Piece[]): Piece[] {
 
 function joined(open: Piece, elements: Piece[], separator: string, close: Piece): Piece[] {
   const pieces = [open];
-  elements.forEach((element, i) => pieces.push(i ? separator : '', element));
+  elements.forEach((element, i) => (i ? pieces.push(separator, element) : pieces.push(element)));
   pieces.push(close);
   return pieces;
 }
@@ -64,7 +64,7 @@ export function sendJsonText(res: ServerResponse, pieces: Piece[]): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', total);
   if (total <= WHOLE_BYTES) {
-    res.end(pieces.every((piece) => typeof piece === 'string') ? pieces.join('') : Buffer.concat(pieces.map(bytesOf), total));
+    res.end(Buffer.concat(pieces.map(bytesOf), total));
     return;
   }
   res.cork();
