@@ -19,6 +19,7 @@ import { runLoadScenario, runStreamScenario, type LoadScenarioResult, type Strea
 import { bareRoute, loadScenarios, pageFilters, PER_PAGE, STREAM_PATHS } from './scenarios';
 import { children, serverNodeFlags, startBareServer, startService, type RunningService } from './service';
 import { runStartup, type StartupResult } from './startup';
+import { profileTable, runProfile, type ProfileResult } from './profile';
 
 const log = (message: string) => console.log(message);
 /** The code measured: the commit and how many files differed from it when the run began. */
@@ -74,6 +75,19 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
   let explain: string | undefined;
   let dataset: DatasetInfo | undefined;
   let scale: LayoutResult[] | undefined;
+  let profile: ProfileResult[] | undefined;
+
+  if (server && options.profile) {
+    dataset = await ensureDataset(server, options, log);
+    const ranges = { riders: dataset.riderIds, countries: dataset.countryIds };
+    const all = loadScenarios(ranges, { last: 1, activeLast: 1, company: '', companyLast: 1 });
+    const scenarios = [all.find((s) => s.group === 'rider' && s.path === '/assign-list')!, all.find((s) => s.group === 'page')!];
+    log(`\nProfiles: ${options.connections} connections, ${options.duration} s after ${options.warmup} s of warm-up, a fresh process each`);
+    await attempt('the profiles', errors, async () => {
+      profile = await runProfile(server.url, await issueBenchToken(server.url), scenarios, options, log);
+    });
+    return { dataset, load, streams, abort, startup, explain, errors, scale, profile };
+  }
 
   if (server && (options.replicas > 0 || options.processes > 1)) {
     // The layouts replace the other groups: the same rider scenarios, spread several ways.
@@ -84,7 +98,7 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
     await attempt('the layouts', errors, async () => {
       scale = await runScale(server, scenarios, () => issueBenchToken(server.url), tools, options, log);
     });
-    return { dataset, load, streams, abort, startup, explain, errors, scale };
+    return { dataset, load, streams, abort, startup, explain, errors, scale, profile };
   }
   if (server) {
     dataset = await ensureDataset(server, options, log);
@@ -191,7 +205,7 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
     log('\nStartup of the embedded demo');
     await attempt('the startup scenario', errors, async () => void (startup = await runStartup(log)));
   }
-  return { dataset, load, streams, abort, startup, explain, errors, scale };
+  return { dataset, load, streams, abort, startup, explain, errors, scale, profile };
 }
 
 function printAndSave(
@@ -232,6 +246,8 @@ function printAndSave(
     const first = results.scale[0];
     if (first) section(`PostgreSQL alone on the same SQL (pgbench, measured in the first layout)`, report.loadTable(first.scenarios));
   }
+  if (results.profile)
+    section('CPU per request by component, µs (node --cpu-prof), service against the bare server', profileTable(results.profile));
   if (byGroup('date').length) section(`One week by date (${options.dateConnections} connections)`, report.loadTable(byGroup('date')));
   if (byGroup('page').length) section('/v2/rider-equipment-list pages', report.pageTable(byGroup('page')));
   if (streams.length) section(`Full streams (median of ${options.streamRuns}; RSS: the largest)`, report.streamTable(streams));

@@ -31,6 +31,8 @@ export interface BenchOptions {
   processes: number;
   reload: boolean;
   explain: boolean;
+  /** Profile the service and the bare server (see profile.ts) instead of the groups. */
+  profile: boolean;
 }
 
 export const usage = `usage: npm run bench -- [options]
@@ -57,6 +59,9 @@ export const usage = `usage: npm run bench -- [options]
                     server × 1/M worker processes (and the rate-limit store's cost), each database's
                     share of the statements; instead of the other groups
   --processes M     see --replicas
+  --profile         instead of the groups: the service and the bare server each under node --cpu-prof on
+                    /v2/assign-list by a random rider and on list page 1 (--duration s after --warmup),
+                    their CPU per request by component (npm package, Node.js module, service file, GC)
   --startup         add the startup scenario (fresh embedded demo until the first answer)
   --reload          drop and reload the dataset even if it matches
   --explain         also write EXPLAIN (ANALYZE, BUFFERS) of every scenario's SQL
@@ -88,6 +93,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       startup: { type: 'boolean' },
       reload: { type: 'boolean' },
       explain: { type: 'boolean' },
+      profile: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -126,5 +132,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     processes: whole('processes', values.processes, 1, 1),
     reload: values.reload ?? false,
     explain: values.explain ?? false,
+    profile: values.profile ?? false,
   };
 }

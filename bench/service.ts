@@ -48,8 +48,12 @@ export async function waitFor200(url: string, child: ChildProcess, timeoutMs: nu
 }
 
 /** Spawns node with the server script; its output is kept (last lines) for error reports. */
-export function spawnServer(env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [...serverNodeFlags, serverScript], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnServer(env: NodeJS.ProcessEnv, nodeFlags: string[] = []): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [...serverNodeFlags, ...nodeFlags, serverScript], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   child.on('exit', () => children.delete(child));
   const lines: string[] = [];
@@ -133,7 +137,12 @@ export interface RunningService {
  * environment win, so e.g. `DB_POOL_MAX=16 npm run bench` measures another pool size; `extra`
  * settings (a scenario's own, e.g. STREAMS_PER_TOKEN) win over both.
  */
-export async function startService(databaseUrl: string, token: string, extra: Record<string, string> = {}): Promise<RunningService> {
+export async function startService(
+  databaseUrl: string,
+  token: string,
+  extra: Record<string, string> = {},
+  nodeFlags: string[] = [],
+): Promise<RunningService> {
   const port = await freePort();
   const settings: Record<string, string> = {
     LOG_REQUESTS: '0',
@@ -158,7 +167,7 @@ export async function startService(databaseUrl: string, token: string, extra: Re
   }
   Object.assign(settings, extra);
   const env: NodeJS.ProcessEnv = { ...process.env, ...settings, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1' };
-  const { child, output } = spawnServer(env);
+  const { child, output } = spawnServer(env, nodeFlags);
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitFor200(`${base}/health/ready`, child, 60000);
@@ -171,17 +180,22 @@ export async function startService(databaseUrl: string, token: string, extra: Re
 
 export const bareScript = path.join(projectRoot, 'dist', 'bench', 'bare-server.js');
 
-/** The bench's bare server (bare-server.ts) on a free loopback port, with the service's node flags. */
+/** The bench's bare server (bare-server.ts) on a free loopback port, with the service's node flags (and `nodeFlags`). */
 export async function startBareServer(
   databaseUrl: string,
   routes: BareRoute[],
+  nodeFlags: string[] = [],
 ): Promise<{ base: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-bare-'));
   const file = path.join(dir, 'routes.json');
   fs.writeFileSync(file, JSON.stringify(routes));
   const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: String(port), BENCH_BARE_ROUTES: file };
-  const child = spawn(process.execPath, [...serverNodeFlags, bareScript], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...serverNodeFlags, ...nodeFlags, bareScript], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.add(child);
   child.on('exit', () => {
     children.delete(child);
