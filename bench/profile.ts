@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runLoad } from './http-load';
+import { fmt } from './runner';
 import { bareRoute, loadTarget, type LoadScenario } from './scenarios';
 import { startBareServer, startService } from './service';
 
@@ -77,16 +78,15 @@ interface Options {
 }
 
 async function profiledRun(
-  start: (flags: string[]) => Promise<{ base: string; pid: number; stop: () => Promise<void> }>,
+  start: (flags: string[]) => Promise<{ base: string; pid: number; headers?: Record<string, string>; stop: () => Promise<void> }>,
   scenario: LoadScenario,
-  headers: Record<string, string>,
   options: Options,
 ): Promise<ProfiledRun> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-profile-'));
   try {
     const running = await start(['--cpu-prof', `--cpu-prof-dir=${dir}`]);
     const target = loadTarget(scenario);
-    const load = { connections: options.connections, headers };
+    const load = { connections: options.connections, headers: running.headers ?? {} };
     let requests = 0;
     let measured;
     let cpu: number | undefined;
@@ -123,24 +123,14 @@ export async function runProfile(
   for (const scenario of scenarios) {
     const label = `/v2${scenario.path} (${scenario.label})`;
     const route = await bareRoute(scenario, 0);
-    const service = await profiledRun(
-      async (flags) => {
-        const s = await startService(databaseUrl, token, {}, flags);
-        return { base: s.base, pid: s.pid, stop: s.stop };
-      },
-      scenario,
-      { authorization: `Bearer ${token}` },
-      options,
-    );
-    const bare = await profiledRun((flags) => startBareServer(databaseUrl, [route], flags), scenario, {}, options);
+    const service = await profiledRun((flags) => startService(databaseUrl, token, {}, flags), scenario, options);
+    const bare = await profiledRun((flags) => startBareServer(databaseUrl, [route], flags), scenario, options);
     const cpu = (run: ProfiledRun) => (run.cpuUsPerRequest === undefined ? '' : `, ${Math.round(run.cpuUsPerRequest)} µs CPU per request`);
-    log(`  ${label}: service ${run1(service.rps)} req/s${cpu(service)} | bare ${run1(bare.rps)} req/s${cpu(bare)}`);
+    log(`  ${label}: service ${fmt(service.rps)} req/s${cpu(service)} | bare ${fmt(bare.rps)} req/s${cpu(bare)}`);
     results.push({ label, service, bare });
   }
   return results;
 }
-
-const run1 = (n: number) => n.toFixed(1);
 
 /** Per scenario: the components by what the service spends on them beyond the bare server (µs per request). */
 export function profileTable(results: ProfileResult[], rows = 25): string {

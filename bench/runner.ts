@@ -56,7 +56,7 @@ export interface LoadScenarioResult {
   pgbenchDefines?: Record<string, string>;
 }
 
-const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
 /**
  * The median over repeats of pgbench runs of which some may not have finished. Such a run ranks

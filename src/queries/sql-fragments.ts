@@ -28,9 +28,9 @@ const keyText = (key: string, i: number) => `'${i ? ', ' : ''}${JSON.stringify(k
 
 /**
  * The text of jsonObjectText(pairs), with literal text `before` and `after` it (no quotes), in two
- * pieces around the value of the array `key`: the head ends with its `[`, the tail starts with its `]`. What goes between them (the
- * array's elements, `, `-separated) can then be sent as rows of their own, so no one value holds
- * the whole object (a list page is ~250 KB; see sendJsonText).
+ * pieces around the value of the array `key`: the head ends with its `[`, the tail starts with its
+ * `]`. What goes between them (the array's elements, `, `-separated) can then be sent as rows of
+ * their own, so no one value holds the whole object (a list page is ~250 KB; see sendJsonText).
  */
 export const jsonObjectTextAround = (pairs: Array<[key: string, jsonText: string]>, key: string, before = '', after = '') => {
   const at = pairs.findIndex(([k]) => k === key);
