@@ -68,10 +68,26 @@ const TABLES = [
 // it cannot be truncated; its six rows are loaded without FREEZE.
 const TRUNCATED = TABLES.filter((table) => table !== 'companies');
 /** Derived from the seeded tables by triggers, so truncated with them and rebuilt once at the end. */
-const DERIVED = ['patrol_check_questioners', 'rider_list_entries', 'rider_list_blocks'] as const;
+const DERIVED = [
+  'patrol_check_questioners',
+  'rider_list_entries',
+  'rider_list_blocks',
+  ...['check_gaps', 'assignment_days', 'check_quarters', 'exchange_quarters', 'exchange_days', 'held_items', 'company_riders'].map(
+    (name) => `kept_${name}`,
+  ),
+] as const;
 /** Triggers that would redo per statement what the load does once at the end. */
 const ANSWER_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `patrol_check_answers_${op}_questioner`);
 const ENTRY_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `assignments_${op}_rider_list_entries`);
+/** The row triggers of the kept attention and overview data (migration 008), by table. */
+const ATTENTION_TRIGGERS = [
+  ['riders', 'riders_attention'],
+  ['assignments', 'assignments_attention'],
+  ...['insert', 'update', 'delete'].flatMap((op) => [
+    ['patrol_checks', `patrol_checks_${op}_attention`],
+    ['product_exchanges', `product_exchanges_${op}_attention`],
+  ]),
+] as const;
 
 /** The seed writes fixed ids from 1 (riders from 100001), so it needs every table empty. */
 async function assertEmpty(client: ClientBase): Promise<void> {
@@ -141,6 +157,7 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     let p = pass({ assignments: true });
     // Kept data (item counts, list blocks and entries, questioner arrays) is built once at the end.
     await client.query('ALTER TABLE riders DISABLE TRIGGER riders_list_blocks');
+    for (const [table, trigger] of ATTENTION_TRIGGERS) await client.query(`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`);
     counts.riders = await copy(
       'riders',
       ['id', 'name', 'company_id', 'country_id', 'active_items', 'returned_items'],
@@ -194,6 +211,7 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     );
 
     await client.query('ALTER TABLE riders ENABLE TRIGGER riders_list_blocks');
+    for (const [table, trigger] of ATTENTION_TRIGGERS) await client.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
     await client.query('ALTER TABLE assignments ENABLE TRIGGER assignments_count_items');
     for (const trigger of ENTRY_TRIGGERS) await client.query(`ALTER TABLE assignments ENABLE TRIGGER ${trigger}`);
     for (const trigger of ANSWER_TRIGGERS) await client.query(`ALTER TABLE patrol_check_answers ENABLE TRIGGER ${trigger}`);
@@ -207,6 +225,10 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     await client.query('SELECT rider_list_entries_rebuild()');
     await client.query('ANALYZE rider_list_blocks, rider_list_entries');
     ctx.log(`rider list blocks and entries: rebuilt in ${seconds(rebuilt)}`);
+    rebuilt = performance.now();
+    await client.query('SELECT kept_attention_rebuild()');
+    await client.query(`ANALYZE ${DERIVED.filter((table) => table.startsWith('kept_')).join(', ')}`);
+    ctx.log(`kept attention and overview data: rebuilt in ${seconds(rebuilt)}`);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -125,40 +125,32 @@ async function asOfDay(pool: Reader, res: Response, asOf: string | undefined): P
   return { asOf: asOf ?? today, today };
 }
 
-type Counts = Array<{ name: attention.RuleName; counted: string; total: number; href: string }>;
+type Counts = Array<{ name: attention.RuleName; counted: string; total: number; capped: boolean; href: string }>;
 
-/** How long the home page's counts are reused: at 100,000 riders the four take about 1.5 s of SQL. */
-export const COUNTS_TTL_MS = 60_000;
+/** A rule's count as shown: exact up to attention.COUNT_CAP, "more than" it past that. */
+export function shownCount(total: number): { total: number; capped: boolean } {
+  return total > attention.COUNT_CAP ? { total: attention.COUNT_CAP, capped: true } : { total, capped: false };
+}
 
 /**
- * The counts of every rule, for the home page's panel: computed at most once a minute per 3PL scope and
- * day (the "Needs attention" page itself always counts afresh).
+ * The counts of every rule, for the home page's panel. Counted afresh at every visit: each is a
+ * bounded read of the data kept by triggers, so a check written a moment ago is in the next count.
  */
-export function attentionCounter(pool: Reader, settings: AttentionSettings, ttlMs = COUNTS_TTL_MS) {
-  const kept = new Map<string, { at: number; counts: Promise<Counts> }>();
+export function attentionCounter(pool: Reader, settings: AttentionSettings) {
   return (res: Response, asOf: string, isToday: boolean): Promise<Counts> => {
-    const scope = scopeOf(res);
-    const key = `${scope.company_id ?? '*'}|${asOf}|${isToday}`;
-    const now = Date.now();
-    const hit = kept.get(key);
-    if (hit && now - hit.at < ttlMs) return hit.counts;
-    const q = { asOf, settings, scope };
-    // Not tied to this request's client: the result serves the next visitors too.
-    const counts = Promise.all(
+    const q = { asOf, settings, scope: scopeOf(res) };
+    const signal = clientSignal(res);
+    return Promise.all(
       RULES.map(async (rule) => {
-        const [{ total }] = await queryRows<{ total: string }>(pool, toNative(attention.ruleCount(rule.name, q)));
+        const [{ total }] = await queryRows<{ total: string }>(pool, toNative(attention.ruleCount(rule.name, q)), signal);
         return {
           name: rule.name,
           counted: rule.counted,
-          total: Number(total),
+          ...shownCount(Number(total)),
           href: `${links.attention(isToday ? {} : { as_of: asOf })}#${rule.name}`,
         };
       }),
     );
-    for (const [k, v] of kept) if (now - v.at >= ttlMs) kept.delete(k);
-    kept.set(key, { at: now, counts });
-    counts.catch(() => kept.delete(key)); // a failure is not kept
-    return counts;
   };
 }
 
@@ -180,11 +172,12 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
           queryRows<Row>(pool, toNative(attention.rules[rule.name](q).limit(SHOWN)), signal),
         ]);
         const shownRows = rows.map((row) => (rule.name === 'losses' ? { ...row, href: lossesHref(row, asOf, settings) } : row));
-        const listed = rule.name === 'losses' ? shownRows.length : Number(total);
+        const shown = shownCount(Number(total));
+        const listed = rule.name === 'losses' ? shownRows.length : shown.total;
         return {
           ...rule,
           means: rule.means(settings),
-          total: Number(total),
+          ...shown,
           listed,
           headers: rule.columns.filter((c) => c.only !== 'csv').map((c) => ({ label: c.label, numeric: c.numeric })),
           rows: shownRows.map((row) =>

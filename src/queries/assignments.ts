@@ -109,20 +109,23 @@ export function adminColumns(builder: Knex.QueryBuilder) {
 
 /** Riders holding at least one item, items held, and all riders. */
 export function holdingTotals(scope: Scope = {}) {
-  const riders = applyScope(sql('riders as r').count('*'), scope);
-  return adminFiltered({ ...scope, active: true }).select(
-    sql.raw('count(DISTINCT a.rider_id) AS riders_holding'),
-    sql.raw('count(*) AS items_held'),
-    sql.raw('(?) AS riders', [riders]),
+  // Kept per 3PL by triggers (migration 008).
+  return applyScope(sql('kept_company_riders as k'), scope, 'k.company_id').select(
+    sql.raw('coalesce(sum(k.riders_holding), 0) AS riders_holding'),
+    sql.raw('coalesce(sum(k.items_held), 0) AS items_held'),
+    sql.raw('coalesce(sum(k.riders), 0) AS riders'),
   );
 }
 
 /** Items still held, per product, most first. */
 export function heldByProduct(scope: Scope = {}) {
-  return adminFiltered({ ...scope, active: true })
-    .groupBy('a.product_id', 'p.name')
-    .select('a.product_id', 'p.name as product_name', sql.raw('count(*) AS items'))
-    .orderByRaw('count(*) DESC, p.name');
+  // Kept per 3PL and product by triggers (migration 008).
+  return applyScope(sql('kept_held_items as k'), scope, 'k.company_id')
+    .join('products as p', 'p.id', 'k.product_id')
+    .groupBy('k.product_id', 'p.name')
+    .havingRaw('sum(k.items) > 0')
+    .select('k.product_id', 'p.name as product_name', sql.raw('sum(k.items) AS items'))
+    .orderByRaw('sum(k.items) DESC, p.name');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import { sql } from '../db/knex';
 import type { AttentionSettings } from '../config';
 import { applyScope, type Scope } from '../filters/scope';
 import { held as holding } from './sql-fragments';
+import { daysBefore, endOfDay, exchangesBetween } from './kept-counts';
 
 // "Needs attention": each rule once, as SQL, for the admin page, its CSV, the home page's counts and a
 // rider's report. Every rule is judged as of the end of one day (`asOf`, YYYY-MM-DD, in the session's
@@ -37,79 +38,80 @@ function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
   return builder;
 }
 
+// The rules read the data kept by triggers (migration 008): each is a range look-up in a GiST index
+// whose cost follows the rows listed, not the fleet. The range expressions are written as the indexes
+// are, so the planner matches them.
+const GAP = `tstzrange(g.from_at, g.until_at, '(]')`;
+
+/** The riders (and the gap between checks that holds the end of the day) of failingChecks. */
+function failingCore(q: AttentionQuery) {
+  return riders(
+    sql('kept_check_gaps as g')
+      .join('riders as r', 'r.id', 'g.rider_id')
+      // The gap that holds the end of the day opens at the rider's last check before it, a failed one
+      // ending at least the threshold of failures in a row. (streak > 0 lets the partial index serve.)
+      .whereRaw(`g.streak > 0 AND g.streak >= ? AND ${GAP} @> ${UNTIL}`, [q.settings.failedChecks, q.asOf]),
+    q,
+  );
+}
+
 /**
  * Riders whose last `failedChecks` patrol checks (up to the as-of day) each failed a validation,
- * ID, plate or sticker: newest failure first, with what the newest check failed.
+ * ID, plate or sticker: newest failure first, with when the failures in a row began and what the
+ * newest check failed.
  */
 export function failingChecks(q: AttentionQuery) {
-  // Each rider's newest checks, read from the end of patrol_checks_rider_latest_idx (migration 007).
-  const latest = sql('patrol_checks as pc')
-    .whereRaw('pc.rider_id = r.id')
-    .whereRaw(`pc.checked_at < ${UNTIL}`, [q.asOf])
-    .orderBy([
-      { column: 'pc.checked_at', order: 'desc' },
-      { column: 'pc.id', order: 'desc' },
-    ])
-    .limit(q.settings.failedChecks)
+  return failingCore(q)
+    .join('companies as c', 'c.id', 'r.company_id')
+    .join('patrol_checks as pc', 'pc.id', 'g.check_id')
     .select(
-      'pc.checked_at',
-      sql.raw('NOT (pc.id_valid AND pc.plate_valid AND pc.sticker_valid) AS failed'),
+      'r.id as rider_id',
+      'r.name as rider_name',
+      'c.name as company',
+      sql.raw(`${day('g.from_at')} AS last_check`),
+      sql.raw(`${day('g.streak_start')} AS failing_since`),
       sql.raw(
-        `concat_ws(', ', CASE WHEN NOT pc.id_valid THEN 'ID' END, CASE WHEN NOT pc.plate_valid THEN 'plate' END, CASE WHEN NOT pc.sticker_valid THEN 'sticker' END) AS what`,
+        `concat_ws(', ', CASE WHEN NOT pc.id_valid THEN 'ID' END, CASE WHEN NOT pc.plate_valid THEN 'plate' END, CASE WHEN NOT pc.sticker_valid THEN 'sticker' END) AS last_failed`,
       ),
-    );
-  const summary = sql
-    .from(latest.as('l'))
-    .select(
-      sql.raw('count(*) AS n'),
-      sql.raw('bool_and(l.failed) AS all_failed'),
-      sql.raw('max(l.checked_at) AS last_at'),
-      sql.raw('min(l.checked_at) AS first_at'),
-      sql.raw('(array_agg(l.what ORDER BY l.checked_at DESC))[1] AS what'),
-    );
+      'pc.id as last_check_id',
+    )
+    .orderByRaw('g.from_at DESC, r.id');
+}
+
+/**
+ * Items (kept exchange day k, rider r) of overdueItems. The exchange days are kept in the zone of
+ * rider_list_zone, which the start aligns with TIME_ZONE (or says what to run; src/db/bootstrap.ts).
+ */
+function overdueCore(q: AttentionQuery) {
+  // Past the exchange day before the day began, and held at its end, read in the order of the index.
   return riders(
-    sql('riders as r')
-      .join('companies as c', 'c.id', 'r.company_id')
-      .joinRaw('CROSS JOIN LATERAL (?) AS k', [summary as unknown as Knex.Raw]) // a builder, bound as a subquery
-      .where('k.n', q.settings.failedChecks)
-      .where('k.all_failed', true)
-      .select(
-        'r.id as rider_id',
-        'r.name as rider_name',
-        'c.name as company',
-        sql.raw(`${day('k.last_at')} AS last_check`),
-        sql.raw(`${day('k.first_at')} AS failing_since`),
-        sql.raw('k.what AS last_failed'),
-      )
-      .orderByRaw('k.last_at DESC, r.id'),
+    sql('kept_assignment_days as k')
+      .join('riders as r', 'r.id', 'k.rider_id')
+      .whereRaw('(k.deleted_at IS NULL OR k.deleted_at > k.eligible_at)')
+      .whereRaw(`k.eligible_at < ${AS_OF}::timestamptz`, [q.asOf])
+      .whereRaw(`(k.deleted_at IS NULL OR k.deleted_at >= ${UNTIL})`, [q.asOf]),
     q,
   );
 }
 
 /** Items held at the end of the as-of day whose exchange day (assigned + the product's days) is before it. */
 export function overdueItems(q: AttentionQuery) {
-  const eligible = `(a.assigned_at + p.exchange_after_days * interval '1 day')`;
-  return riders(
-    sql('assignments as a')
-      .join('products as p', 'p.id', 'a.product_id')
-      .join('product_variations as v', 'v.id', 'a.variation_id')
-      .join('riders as r', 'r.id', 'a.rider_id')
-      .join('companies as c', 'c.id', 'r.company_id')
-      .whereRaw(...heldAtEnd(q))
-      .whereRaw(`${eligible}::date < ${AS_OF}`, [q.asOf])
-      .select(
-        'r.id as rider_id',
-        'r.name as rider_name',
-        'c.name as company',
-        'p.name as product_name',
-        'v.name as variation_name',
-        sql.raw(`${day('a.assigned_at')} AS assigned_on`),
-        sql.raw(`${day(eligible)} AS eligible_on`),
-        sql.raw(`(${AS_OF} - ${eligible}::date) AS days_past`, [q.asOf]),
-      )
-      .orderByRaw(`${eligible}, a.id`),
-    q,
-  );
+  return overdueCore(q)
+    .join('assignments as a', 'a.id', 'k.assignment_id')
+    .join('products as p', 'p.id', 'a.product_id')
+    .join('product_variations as v', 'v.id', 'a.variation_id')
+    .join('companies as c', 'c.id', 'r.company_id')
+    .select(
+      'r.id as rider_id',
+      'r.name as rider_name',
+      'c.name as company',
+      'p.name as product_name',
+      'v.name as variation_name',
+      sql.raw(`${day('a.assigned_at')} AS assigned_on`),
+      sql.raw(`${day('k.eligible_at')} AS eligible_on`),
+      sql.raw(`(${AS_OF} - k.eligible_at::date) AS days_past`, [q.asOf]),
+    )
+    .orderBy(['k.eligible_at', 'k.assignment_id']);
 }
 
 /**
@@ -118,21 +120,25 @@ export function overdueItems(q: AttentionQuery) {
  */
 export function losses(q: AttentionQuery) {
   const { lossDays, baselineDays } = q.settings;
-  const since = `(${UNTIL} - ? * interval '1 day')`;
-  const counted = riders(
-    sql('product_exchanges as e')
-      .join('assignments as a', 'a.id', 'e.old_assignment_id')
-      .join('riders as r', 'r.id', 'a.rider_id')
-      .whereIn('e.replacement_type', ['Lost', 'Accident'])
-      .whereRaw(`e.exchanged_at < ${UNTIL} AND e.exchanged_at >= ${since}`, [q.asOf, q.asOf, lossDays + baselineDays])
-      .groupBy('r.company_id')
-      .select(
-        'r.company_id',
-        sql.raw(`count(*) FILTER (WHERE e.exchanged_at >= ${since})::int AS recent`, [q.asOf, lossDays]),
-        sql.raw(`count(*) FILTER (WHERE e.exchanged_at < ${since})::int AS before`, [q.asOf, lossDays]),
-      ),
-    q,
-  );
+  const until = endOfDay(q.asOf);
+  const recentFrom = daysBefore(until, lossDays);
+  const types = ['Lost', 'Accident'];
+  const recent = exchangesBetween(recentFrom, until, q.scope, types).as('x');
+  const before = exchangesBetween(daysBefore(until, lossDays + baselineDays), recentFrom, q.scope, types).as('y');
+  const counted = sql
+    .from(
+      sql
+        .unionAll(
+          [
+            sql.from(recent).select('x.company_id', sql.raw('x.exchanges AS recent'), sql.raw('0 AS before')),
+            sql.from(before).select('y.company_id', sql.raw('0'), 'y.exchanges'),
+          ],
+          true,
+        )
+        .as('u'),
+    )
+    .groupBy('u.company_id')
+    .select('u.company_id', sql.raw('sum(u.recent)::int AS recent'), sql.raw('sum(u.before)::int AS before'));
   return sql
     .from(counted.as('k'))
     .join('companies as c', 'c.id', 'k.company_id')
@@ -169,33 +175,52 @@ export function riderLosses(q: AttentionQuery) {
   );
 }
 
-/** Riders holding equipment at the end of the as-of day with no patrol check in the `uncheckedDays` before it. */
-export function unchecked(q: AttentionQuery) {
-  const held = sql('assignments as a')
-    .whereRaw('a.rider_id = r.id')
-    .whereRaw(...heldAtEnd(q));
-  const checks = () => sql('patrol_checks as pc').whereRaw('pc.rider_id = r.id').whereRaw(`pc.checked_at < ${UNTIL}`, [q.asOf]);
-  // One index probe per rider for "checked lately" (patrol_checks_rider_latest_idx); the last check's
-  // day and the items held are read only for the riders listed.
-  const last = checks().max('pc.checked_at');
-  return riders(
-    sql('riders as r')
-      .join('companies as c', 'c.id', 'r.company_id')
+/** Riders (and the gap between checks that covers the window) of unchecked. */
+function uncheckedCore(q: AttentionQuery) {
+  // No check in the window: the gap from the last check before it (or from none) to the next one (or
+  // none) covers it whole. Those riders are read first, from the GiST index (MATERIALIZED keeps the
+  // planner from walking every rider instead); then whether each held equipment then, one index probe
+  // per rider that stops at the first item (a LATERAL with LIMIT, not a semi-join hashed over every
+  // assignment), in the order of the list, so a page or a capped count stops early.
+  const gaps = riders(
+    sql('kept_check_gaps as g')
+      .join('riders as r', 'r.id', 'g.rider_id')
       .whereRaw(holding.riderWithAny)
-      .whereNotExists(
-        checks().whereRaw(`pc.checked_at >= (${UNTIL} - ? * interval '1 day')`, [q.asOf, q.settings.uncheckedDays]).select(sql.raw('1')),
-      )
-      .whereExists(held.clone().select(sql.raw('1')))
-      .select(
-        'r.id as rider_id',
-        'r.name as rider_name',
-        'c.name as company',
-        sql.raw('(?)::int AS held', [held.clone().count()]),
-        sql.raw(`${day('(?)')} AS last_check`, [last]),
-      )
-      .orderByRaw('(?) NULLS FIRST, r.id', [last.clone()]),
+      .whereRaw(`${GAP} @> tstzrange(${UNTIL} - ? * interval '1 day', ${UNTIL}, '[]')`, [q.asOf, q.settings.uncheckedDays, q.asOf])
+      .select('g.rider_id', 'g.check_id', 'g.from_at', 'r.name', 'r.company_id'),
     q,
   );
+  const heldThen = sql('assignments as a')
+    .whereRaw('a.rider_id = g.rider_id')
+    .whereRaw(...heldAtEnd(q))
+    .select(sql.raw('1'))
+    .limit(1);
+  return sql
+    .withMaterialized('g', gaps)
+    .from('g')
+    .joinRaw('CROSS JOIN LATERAL (?) AS h', [heldThen as unknown as Knex.Raw]);
+}
+
+/** Assignments of rider r held at the end of the as-of day. */
+const heldBy = (q: AttentionQuery) =>
+  sql('assignments as a')
+    .whereRaw('a.rider_id = r.id')
+    .whereRaw(...heldAtEnd(q));
+
+/** Riders holding equipment at the end of the as-of day with no patrol check in the `uncheckedDays` before it. */
+export function unchecked(q: AttentionQuery) {
+  return uncheckedCore(q)
+    .join('riders as r', 'r.id', 'g.rider_id')
+    .join('companies as c', 'c.id', 'g.company_id')
+    .select(
+      'g.rider_id',
+      'g.name as rider_name',
+      'c.name as company',
+      sql.raw('(?)::int AS held', [heldBy(q).count()]),
+      sql.raw(`CASE WHEN g.from_at > '-infinity' THEN ${day('g.from_at')} END AS last_check`),
+      sql.raw(`CASE WHEN g.from_at > '-infinity' THEN g.check_id END AS last_check_id`),
+    )
+    .orderByRaw('g.from_at, g.rider_id');
 }
 
 export const rules: Record<RuleName, (q: AttentionQuery) => Knex.QueryBuilder> = {
@@ -205,11 +230,26 @@ export const rules: Record<RuleName, (q: AttentionQuery) => Knex.QueryBuilder> =
   unchecked,
 };
 
-/** How many rows a rule has (for losses: 3PLs above their usual rate). */
+/**
+ * Rule counts stop at this many: past it a page says "more than 10,000", and the count costs the same
+ * at any size of fleet (the rows are still all listed, paged and in the CSV).
+ */
+export const COUNT_CAP = 10_000;
+
+/** `{ total }`: how many rows `rows` has, up to COUNT_CAP + 1. */
+const capped = (rows: Knex.QueryBuilder) => sql.from(rows.limit(COUNT_CAP + 1).as('x')).count({ total: '*' });
+
+/** How many rows a rule has, up to COUNT_CAP + 1 (for losses: 3PLs above their usual rate), without the rows' columns. */
 export function ruleCount(name: RuleName, q: AttentionQuery) {
-  const rows = rules[name](q).clearOrder();
-  return sql
-    .from(rows.as('x'))
-    .modify((b) => (name === 'losses' ? b.where('x.above_usual', true) : b))
-    .count({ total: '*' });
+  switch (name) {
+    case 'failing-checks':
+      return capped(failingCore(q).select('g.rider_id'));
+    case 'overdue-items': {
+      return capped(overdueCore(q).select('k.assignment_id').orderBy(['k.eligible_at', 'k.assignment_id']));
+    }
+    case 'losses':
+      return sql.from(losses(q).clearOrder().as('x')).where('x.above_usual', true).count({ total: '*' });
+    case 'unchecked':
+      return capped(uncheckedCore(q).select('g.rider_id'));
+  }
 }

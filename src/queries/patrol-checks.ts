@@ -7,6 +7,7 @@ import { company, dayRange, riderId } from '../filters/common';
 import { jsonObject } from '../wire/shape';
 import { PatrolCheck, questionerOfCheck, reportedItemsOfCheck } from '../wire/shapes';
 import { datetime, jsonColumn } from './sql-fragments';
+import { checkQuarters, endOfDay, startOfDay } from './kept-counts';
 
 export const params = defineParams({
   tpatroller_id: { type: 'bigint', column: 'pc.patroller_id', label: 'Patroller ID', description: 'Only checks made by this patroller.' },
@@ -67,8 +68,6 @@ export const adminSorts = {
 };
 export const adminTieBreak = 'pc.id';
 
-const passed = 'pc.id_valid AND pc.plate_valid AND pc.sticker_valid';
-
 /** The list's columns, added to a builder from adminFiltered(). */
 export function adminColumns(builder: Knex.QueryBuilder) {
   return builder
@@ -112,25 +111,29 @@ export function latestCheckDay(scope: Scope = {}) {
 
 /** Checks and passed checks (all three validations) per 3PL over [from30, to], and over [from7, to]. */
 export function passRatesBy3pl(days: { from30: string; from7: string; to: string }, scope: Scope = {}) {
-  return filtered({ ...scope, check_date_from: days.from30, check_date_to: days.to })
+  // From the checks kept per 3PL and quarter of an hour (migration 008), not from every check.
+  const from7 = startOfDay(days.from7);
+  return checkQuarters(startOfDay(days.from30), endOfDay(days.to), scope)
+    .join('companies as c', 'c.id', 'q.company_id')
     .groupBy('c.name')
     .orderBy('c.name')
     .select(
       'c.name as company',
-      sql.raw('count(*) FILTER (WHERE pc.checked_at >= ?::date::timestamptz) AS checks_7', [days.from7]),
-      sql.raw(`count(*) FILTER (WHERE pc.checked_at >= ?::date::timestamptz AND ${passed}) AS passed_7`, [days.from7]),
-      sql.raw('count(*) AS checks_30'),
-      sql.raw(`count(*) FILTER (WHERE ${passed}) AS passed_30`),
+      sql.raw(`coalesce(sum(q.checks) FILTER (WHERE q.bucket >= ${from7.sql}), 0) AS checks_7`, from7.bindings),
+      sql.raw(`coalesce(sum(q.passed) FILTER (WHERE q.bucket >= ${from7.sql}), 0) AS passed_7`, from7.bindings),
+      sql.raw('sum(q.checks) AS checks_30'),
+      sql.raw('sum(q.passed) AS passed_30'),
     );
 }
 
 /** Checks and passed checks per calendar day over [from, to]; days without checks are absent. */
 export function checksPerDay(days: { from: string; to: string }, scope: Scope = {}) {
-  const day = `to_char(pc.checked_at, 'YYYY-MM-DD')`;
-  return filtered({ ...scope, check_date_from: days.from, check_date_to: days.to })
+  // A quarter of an hour lies within one day in any time zone, so its day is its checks' day.
+  const day = `to_char(q.bucket, 'YYYY-MM-DD')`;
+  return checkQuarters(startOfDay(days.from), endOfDay(days.to), scope)
     .groupByRaw(day)
     .orderByRaw(day)
-    .select(sql.raw(`${day} AS day`), sql.raw('count(*) AS checks'), sql.raw(`count(*) FILTER (WHERE ${passed}) AS passed`));
+    .select(sql.raw(`${day} AS day`), sql.raw('sum(q.checks) AS checks'), sql.raw('sum(q.passed) AS passed'));
 }
 
 /** Printable reports: the checks of these riders up to the end of `asOf` (all without it), oldest first. */

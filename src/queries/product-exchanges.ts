@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { sql } from '../db/knex';
+import { EVER, endOfDay, exchangesBetween, startOfDay } from './kept-counts';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, type ParamValues } from '../filters/define';
@@ -107,14 +108,18 @@ export function adminColumns(builder: Knex.QueryBuilder) {
 
 /** Exchanges per replacement type up to `to` (inclusive): all of them, and those from `from` on. */
 export function countsByReplacementType({ from, to }: { from: string; to: string }, scope: Scope = {}) {
-  return filtered({ ...scope, exchange_date_to: to })
-    .groupBy('e.replacement_type')
-    .orderBy('e.replacement_type')
-    .select(
-      'e.replacement_type',
-      sql.raw('count(*) AS exchanges'),
-      sql.raw('count(*) FILTER (WHERE e.exchanged_at >= ?::date::timestamptz) AS recent', [from]),
-    );
+  // From the exchanges kept per 3PL, type, UTC day and quarter of an hour (migration 008).
+  const until = endOfDay(to);
+  const all = sql.from(exchangesBetween(EVER, until, scope).as('x')).select('x.replacement_type', 'x.exchanges', sql.raw('0 AS recent'));
+  const recent = sql
+    .from(exchangesBetween(startOfDay(from), until, scope).as('y'))
+    .select('y.replacement_type', sql.raw('0'), 'y.exchanges');
+  return sql
+    .from(sql.unionAll([all, recent], true).as('u'))
+    .groupBy('u.replacement_type')
+    .havingRaw('sum(u.exchanges) > 0')
+    .orderBy('u.replacement_type')
+    .select('u.replacement_type', sql.raw('sum(u.exchanges) AS exchanges'), sql.raw('sum(u.recent) AS recent'));
 }
 
 /** Printable reports: the exchanges of these riders up to the end of `asOf` (all without it), oldest first. */
