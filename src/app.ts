@@ -132,7 +132,6 @@ export function createApp({
     ADMIN,
     createReportsRouter({
       pool: reads.admin,
-      streamPool: reads.streams,
       log,
       chromiumPath: config.chromiumPath,
       attention: config.attention,
