@@ -28,6 +28,8 @@ export interface AppDeps {
   pool: Pool;
   /** Connections for whole-table answers (see createPool); the query pool when not given. */
   streamPool?: Pool;
+  /** Connections of the admin pages and reports (see createPool); the query pool when not given. */
+  adminPool?: Pool;
   /** Where domain reads go (replicas in turn, else the primary); the primary's pools when not given. */
   reads?: ReadRouter;
   config: Config;
@@ -56,7 +58,8 @@ function compressWhenAccepted(): express.RequestHandler {
 export function createApp({
   pool,
   streamPool = pool,
-  reads = primaryOnly(pool, streamPool),
+  adminPool,
+  reads = primaryOnly(pool, streamPool, adminPool),
   config,
   log = console.error,
   tokens,
@@ -79,7 +82,8 @@ export function createApp({
   if (config.trustProxy) app.set('trust proxy', 1);
   app.set('query parser', 'simple'); // flat string values; brackets stay in the name, where validation rejects them
 
-  const metrics = createMetrics({ queries: pool, streams: streamPool }, reads, config.metricsToken);
+  const pools = { queries: pool, streams: streamPool, ...(adminPool ? { admin: adminPool } : {}) };
+  const metrics = createMetrics(pools, reads, config.metricsToken);
   if (config.logRequests) morgan.token('id', (_req, res) => (res as express.Response).locals.requestId);
   // What every request passes, in this order, as one layer: each layer costs a match and a dispatch
   // per request, and these never skip a request.
@@ -119,21 +123,21 @@ export function createApp({
   // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.
   app.use(links.assets, express.static(path.join(projectRoot, 'public/admin'), { index: false, maxAge: '1h' }));
   if (access) {
-    // Supervisors sign in; an API token does not open these pages, nor a session the API.
-    const signIn = createSignIn({ pool, config, log });
+    // Supervisors sign in; an API token does not open these pages, nor a session the API. Sessions
+    // live on the primary, read and written on the admin pages' connections.
+    const signIn = createSignIn({ pool: adminPool ?? pool, config, log });
     app.use(ADMIN, signIn.sessions, signIn.router, signIn.requireSupervisor);
   }
   app.use(
     ADMIN,
     createReportsRouter({
-      pool: reads.queries,
-      streamPool: reads.streams,
+      pool: reads.admin,
       log,
       chromiumPath: config.chromiumPath,
       attention: config.attention,
     }),
   );
-  app.use(ADMIN, createAdminRouter({ pool: reads.queries, streamPool: reads.streams, streamLimit, log, attention: config.attention }));
+  app.use(ADMIN, createAdminRouter({ pool: reads.admin, streamPool: reads.streams, streamLimit, log, attention: config.attention }));
 
   app.use((req) => {
     throw new HttpError(404, `Nothing is served at ${req.path}.`);

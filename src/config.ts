@@ -14,7 +14,15 @@ export interface Config {
   /** `replicas`: hot standbys the embedded primary gets (EMBEDDED_REPLICAS), without DATABASE_URL. */
   embedded: { dir: string; port: number; replicas: number };
   timeZone: string;
-  pool: { max: number; acquireTimeoutMs: number; statementTimeoutMs: number; streamMax: number; streamStatementTimeoutMs: number };
+  pool: {
+    max: number;
+    acquireTimeoutMs: number;
+    statementTimeoutMs: number;
+    streamMax: number;
+    streamStatementTimeoutMs: number;
+    /** Connections of the admin pages and reports (ADMIN_POOL_MAX), apart from the API's. */
+    adminMax: number;
+  };
   /** Unbounded streams (whole-table answers, CSV downloads) one API token or admin session may run at once. */
   streamsPerToken: number;
   logRequests: boolean;
@@ -191,6 +199,8 @@ export function loadConfig(env: Env = process.env): Config {
       statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30000, 0, 86400000),
       streamMax: integer(env, 'DB_STREAM_POOL_MAX', 10, 1, 1000),
       streamStatementTimeoutMs: integer(env, 'STREAM_STATEMENT_TIMEOUT_MS', 3600000, 0, 86400000),
+      // The admin pages' statements wait for these, never for the API's (src/db/pool.ts, 'admin').
+      adminMax: integer(env, 'ADMIN_POOL_MAX', 2, 1, 1000),
     },
     streamsPerToken: integer(env, 'STREAMS_PER_TOKEN', 2, 1, 1000),
     attention: {

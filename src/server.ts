@@ -151,6 +151,7 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
   const lost = (message: string) => (stopping ? undefined : console.error(owner ? message : `[worker ${process.pid}] ${message}`));
   const pool = createPool(database.url, config, lost);
   const streamPool = createPool(database.url, config, lost, 'streams');
+  const adminPool = createPool(database.url, config, lost, 'admin');
   // Each replica gets pools of its own, sized as the primary's; reads go to them in turn (ReadRouter).
   const replicas: ReadTarget[] = database.replicaUrls.map((url, i) => ({
     name: `replica ${i + 1}`,
@@ -158,9 +159,10 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
     address: addressOf(url),
     queries: createPool(url, config, lost),
     streams: createPool(url, config, lost, 'streams'),
+    admin: createPool(url, config, lost, 'admin'),
   }));
   const reads = new ReadRouter(
-    { name: 'primary', role: 'primary', address: addressOf(database.url), queries: pool, streams: streamPool },
+    { name: 'primary', role: 'primary', address: addressOf(database.url), queries: pool, streams: streamPool, admin: adminPool },
     replicas,
     {
       ...config.replicas,
@@ -180,7 +182,7 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
   } else if (owner || cluster.worker?.id === 1) {
     console.warn('WARNING: AUTH=off: the API answers anyone who can reach it, without a token. Personal data is exposed.');
   }
-  const app = createApp({ pool, streamPool, reads, config, tokens });
+  const app = createApp({ pool, streamPool, adminPool, reads, config, tokens });
 
   const server: Server = app.listen(config.port, config.host, () => {
     const address = server.address();
@@ -199,7 +201,8 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
     server.close(async () => {
       tokens?.stop();
       reads.stop();
-      await Promise.all([pool, streamPool, ...replicas.flatMap((r) => [r.queries, r.streams])].map((p) => p.end())).catch(() => undefined);
+      const pools = [pool, streamPool, adminPool, ...replicas.flatMap((r) => [r.queries, r.streams, ...(r.admin ? [r.admin] : [])])];
+      await Promise.all(pools.map((p) => p.end())).catch(() => undefined);
       if (owner) {
         await stopDatabases(database);
         log('Stopped.');

@@ -123,6 +123,12 @@ describe('the chips of the filters in force', () => {
 });
 
 describe('GET /admin/lookup/riders', () => {
+  it('reads several spaces in a row as one', async () => {
+    expect((await request(t.app).get('/admin/lookup/riders?q=sara%20%20ALI').expect(200)).body).toEqual([
+      { value: '102', label: 'Sara Ali (102) · 100%_Express' },
+    ]);
+  });
+
   it('suggests riders whose name holds the text, or with that ID, as value and label', async () => {
     const res = await request(t.app).get('/admin/lookup/riders?q=AR').expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);

@@ -295,6 +295,12 @@ describe('rider search', () => {
     expect(text(await page('/admin/search'))).not.toContain('match');
   });
 
+  it('reads several spaces in a row as one, as names are written', async () => {
+    const found = await page('/admin/search?q=%20SARA%20%20%20ali%20');
+    expect(column(found, 1)).toEqual(['Sara Ali']);
+    expect(text(found)).toContain('Riders matching “SARA ali”');
+  });
+
   it('has the search box on every page', async () => {
     for (const path of ['/admin', '/admin/checks', '/admin/checks/9001', '/admin/riders/101', '/admin/questionnaire', '/admin/nope']) {
       const res = await request(t.app).get(path);

@@ -22,3 +22,17 @@ describe('settings for serving past one process', () => {
     expect(() => loadConfig({ EMBEDDED_REPLICAS: '9' })).toThrow(/EMBEDDED_REPLICAS must be a whole number from 0 to 8/);
   });
 });
+
+describe("the admin pages' connections", () => {
+  it('gives the admin pages and reports a pool of their own, two connections unless ADMIN_POOL_MAX says otherwise', () => {
+    expect(loadConfig({}).pool).toMatchObject({ max: 4, adminMax: 2 });
+    expect(loadConfig({ ADMIN_POOL_MAX: '6' }).pool.adminMax).toBe(6);
+    expect(loadConfig({ ADMIN_POOL_MAX: '' }).pool.adminMax).toBe(2);
+  });
+
+  it('refuses an ADMIN_POOL_MAX that is not a whole number from 1 to 1000, naming it', () => {
+    for (const bad of ['0', '-1', '2.5', 'two', '1001']) {
+      expect(() => loadConfig({ ADMIN_POOL_MAX: bad })).toThrow(`ADMIN_POOL_MAX must be a whole number from 1 to 1000, got "${bad}"`);
+    }
+  });
+});

@@ -157,18 +157,48 @@ describe('batch reports', () => {
     expect(riderIds(html)).toEqual(['101', '102', '104', '105', '106', '9007199254740993']);
   });
 
-  it('says clearly when the filters match more riders than one batch prints', async () => {
+  it('prints more riders than one batch holds batch after batch, each saying which riders it holds and linking the next', async () => {
     const app = express()
       .use(requestId)
-      .use('/admin', createReportsRouter({ pool: t.pool, batchCap: 2, log: () => undefined }));
-    const res = await request(app).get('/admin/reports').expect(400);
-    expect(res.text).toContain('Too many riders for one batch');
-    expect(res.text).toContain('8 riders match these filters, and one batch prints at most 2. Narrow it down');
-    await request(app).get('/admin/reports?3pl_name=Swift%20%26%20Co').expect(400);
-    expect(riderIds((await request(app).get('/admin/reports?active=0&3pl_name=Swift%20%26%20Co').expect(200)).text)).toEqual([
-      '101',
-      '9007199254740993',
-    ]);
+      .use('/admin', createReportsRouter({ pool: t.pool, batchCap: 3, log: () => undefined }));
+    const first = (await request(app).get('/admin/reports').expect(200)).text;
+    expect(riderIds(first)).toEqual(['101', '102', '103']);
+    expect(textOf(one(first, 'p.batch'))).toBe(
+      'This batch: riders 101 to 103 by rider ID, 3 at most per batch. More riders match these filters: next batch. ' +
+        'To print fewer, narrow the filters: one 3PL, or only riders holding equipment now.',
+    );
+    expect(first).toContain('<title>Equipment reports: 3 riders, IDs 101 to 103 · Rider equipment</title>');
+
+    // Following "next batch" prints every rider once, in order, and the last batch says it is the last.
+    const seen = [...riderIds(first)];
+    let next = one(first, 'a[rel="next"]').getAttribute('href');
+    expect(next).toBe('/admin/reports?after=103');
+    let last = first;
+    while (next) {
+      last = (await request(app).get(next).expect(200)).text;
+      seen.push(...riderIds(last));
+      next = parseHtml(last).querySelector('a[rel="next"]')?.getAttribute('href');
+    }
+    expect(seen).toEqual(['101', '102', '103', '104', '105', '106', '107', '9007199254740993']);
+    expect(textOf(one(last, 'p.batch'))).toContain(
+      'riders 107 to 9007199254740993 by rider ID, 3 at most per batch. The last riders these filters match. First batch.',
+    );
+    expect(one(last, 'p.batch a').getAttribute('href')).toBe('/admin/reports');
+
+    // The filters go along to the next batch.
+    const swift = (await request(app).get('/admin/reports?3pl_name=Swift%20%26%20Co&active=1').expect(200)).text;
+    expect(riderIds(swift)).toEqual(['101', '9007199254740993']);
+    expect(parseHtml(swift).querySelector('p.batch')).toBeNull();
+    const afterOne = (await request(app).get('/admin/reports?3pl_name=Swift%20%26%20Co&after=101').expect(200)).text;
+    expect(riderIds(afterOne)).toEqual(['107', '9007199254740993']);
+    expect(one(afterOne, 'p.batch a').getAttribute('href')).toBe('/admin/reports?3pl_name=Swift+%26+Co');
+  });
+
+  it('answers 404 past the last rider, and 400 for an after that is not a rider ID', async () => {
+    expect((await request(t.app).get('/admin/reports?after=9007199254740993').expect(404)).text).toContain(
+      'No rider after ID 9007199254740993 matches these filters.',
+    );
+    expect((await request(t.app).get('/admin/reports?after=abc').expect(400)).text).toContain('after');
   });
 
   it('answers 404 when no rider matches, and 400 for a bad filter', async () => {

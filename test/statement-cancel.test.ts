@@ -20,10 +20,10 @@ async function sleeping(tag: string): Promise<number> {
   return Number(rows[0].n);
 }
 
-test('a client that leaves mid-statement has it cancelled', async () => {
-  const tag = `cancel-${process.pid}`;
+test.each(['pool', 'adminPool'] as const)('a client that leaves mid-statement has it cancelled (%s)', async (pool) => {
+  const tag = `cancel-${pool}-${process.pid}`;
   const controller = new AbortController();
-  const result = queryRows(t.pool, { text: `SELECT pg_sleep(30), '${tag}'` }, controller.signal);
+  const result = queryRows(t[pool], { text: `SELECT pg_sleep(30), '${tag}'` }, controller.signal);
   result.catch(() => undefined);
   await eventually(async () => (await sleeping(tag)) === 1, { what: 'the statement running' });
   const started = Date.now();

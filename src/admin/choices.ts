@@ -88,7 +88,7 @@ export function riderLookupHandler(source: ChoiceSource) {
   return async (req: Request, res: Response): Promise<void> => {
     let q: string;
     try {
-      q = (await validateLookup(req.query as Record<string, unknown>)).q?.trim() ?? '';
+      q = (await validateLookup(req.query as Record<string, unknown>)).q?.trim().replace(/\s+/g, ' ') ?? '';
     } catch (error) {
       // A script asked: the same problem+json as the API, not an HTML page.
       if (error instanceof HttpError && error.status === 400) return sendProblem(res, error);

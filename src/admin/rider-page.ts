@@ -124,6 +124,9 @@ const searchParams = defineParams({
 });
 const validateSearch = queryValidator(searchParams);
 
+/** The term as names are written: trimmed, each run of spaces one space ("Sara  Ali " finds Sara Ali). */
+export const oneSpaced = (term: string | undefined) => term?.trim().replace(/\s+/g, ' ');
+
 /** Finds riders by ID (straight to the rider's page) or by part of the name. */
 export function searchHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -143,7 +146,7 @@ export function searchHandler(pool: Reader) {
       ),
     );
     if (!values) return;
-    const q = values.q?.trim();
+    const q = oneSpaced(values.q);
     const form = formModel({ action: links.search(), params: searchParams, raw });
     if (!q) return render(res, 'search', { title: 'Find a rider', section: '', form, q: '', results: null });
 

@@ -8,6 +8,7 @@ import * as rateLimits from '../../db/migrations/20261123_005_rate_limits';
 import * as riderListKept from '../../db/migrations/20261123_006_rider_list_kept';
 import * as attention from '../../db/migrations/20261123_007_attention';
 import * as attentionKept from '../../db/migrations/20261125_008_attention_kept';
+import * as riderNameSearch from '../../db/migrations/20261125_012_rider_name_search';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -24,6 +25,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261123_006_rider_list_kept', riderListKept],
   ['20261123_007_attention', attention],
   ['20261125_008_attention_kept', attentionKept],
+  ['20261125_012_rider_name_search', riderNameSearch],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

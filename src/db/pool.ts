@@ -158,25 +158,29 @@ export class Pool extends pg.Pool {
  * 'queries' serves answers made by one short statement. 'streams' serves whole-table answers, whose
  * one COPY statement may rightly run for minutes: a pool of its own gives it its own, longer
  * statement timeout, and keeps long downloads from taking every connection the short queries need.
+ * 'admin' serves the admin pages and reports: their statements read more than an API answer's, and
+ * on connections of their own a few slow pages at once make only other pages wait, never the API.
  * Ids, counts and sums travel as exact text: bigint (20) and numeric (1700) keep pg's string form.
  */
+export type PoolPurpose = 'queries' | 'streams' | 'admin';
+
 export function createPool(
   url: string,
   config: Config,
   log: (msg: string) => void = console.error,
-  purpose: 'queries' | 'streams' = 'queries',
+  purpose: PoolPurpose = 'queries',
 ): Pool {
   const streams = purpose === 'streams';
   const timeout = streams ? config.pool.streamStatementTimeoutMs : config.pool.statementTimeoutMs;
   const pool = new Pool({
     connectionString: url,
-    max: streams ? config.pool.streamMax : config.pool.max,
+    max: { queries: config.pool.max, streams: config.pool.streamMax, admin: config.pool.adminMax }[purpose],
     acquireTimeoutMs: config.pool.acquireTimeoutMs,
     // Only opening a connection waits in pg-pool itself; the gate above it owns the queue.
     connectionTimeoutMillis: config.pool.acquireTimeoutMs,
     idleTimeoutMillis: 30000,
     statement_timeout: timeout || undefined,
-    application_name: streams ? `${APPLICATION_NAME}/streams` : APPLICATION_NAME,
+    application_name: purpose === 'queries' ? APPLICATION_NAME : `${APPLICATION_NAME}/${purpose}`,
     // Datetimes are written, and date filters read, in the service's zone. Whole-table statements
     // run without JIT: compiling one took about a second that no cancel interrupts (a client that
     // hung up kept its statement running that long), and their cost is output, not expressions.

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { isDatabaseUnavailable } from '../http/errors';
 import type { Pool, Reader } from './pool';
 
-/** One database the service may read from, with its two pools (see createPool). */
+/** One database the service may read from, with its pools (see createPool). */
 export interface ReadTarget {
   /** "primary", "replica 1", ... */
   name: string;
@@ -12,6 +12,8 @@ export interface ReadTarget {
   address: string;
   queries: Pool;
   streams: Pool;
+  /** The admin pages' and reports' connections; the query pool when not given. */
+  admin?: Pool;
 }
 
 export interface TargetStatus {
@@ -53,9 +55,10 @@ interface Health {
  * from pg_last_xact_replay_timestamp()); it comes back by itself at the first good check.
  */
 export class ReadRouter {
-  /** The readers every domain read goes through: short statements, and streams. */
+  /** The readers every domain read goes through: short statements, streams, and the admin pages'. */
   readonly queries: Reader;
   readonly streams: Reader;
+  readonly admin: Reader;
   private readonly health = new Map<ReadTarget, Health>();
   private turn = 0;
   private timer?: NodeJS.Timeout;
@@ -72,9 +75,11 @@ export class ReadRouter {
       const down = (error: Error) => this.leave(replica, `connection lost (${error.message})`);
       replica.queries.on('error', down);
       replica.streams.on('error', down);
+      replica.admin?.on('error', down);
     }
     this.queries = { acquire: (signal) => this.acquire('queries', signal) };
     this.streams = { acquire: (signal) => this.acquire('streams', signal) };
+    this.admin = { acquire: (signal) => this.acquire('admin', signal) };
   }
 
   /** Checks every replica now, then every `checkMs`. */
@@ -118,15 +123,15 @@ export class ReadRouter {
     ];
   }
 
-  private async acquire(kind: 'queries' | 'streams', signal?: AbortSignal): Promise<pg.PoolClient> {
+  private async acquire(kind: 'queries' | 'streams' | 'admin', signal?: AbortSignal): Promise<pg.PoolClient> {
     const target = this.pick();
     try {
-      return await target[kind].acquire(signal);
+      return await poolOf(target, kind).acquire(signal);
     } catch (error) {
       if (target === this.primary || !isDatabaseUnavailable(error) || signal?.aborted) throw error;
       // The replica could not give a connection: out of the rotation, and this read goes elsewhere.
       this.leave(target, `no connection (${(error as Error).message})`);
-      return this.pick()[kind].acquire(signal);
+      return poolOf(this.pick(), kind).acquire(signal);
     }
   }
 
@@ -171,13 +176,17 @@ export class ReadRouter {
   }
 }
 
+const poolOf = (target: ReadTarget, kind: 'queries' | 'streams' | 'admin'): Pool =>
+  kind === 'admin' ? (target.admin ?? target.queries) : target[kind];
+
 /** The router of a service with no replica: every read on the primary's pools. */
-export function primaryOnly(queries: Pool, streams: Pool): ReadRouter {
+export function primaryOnly(queries: Pool, streams: Pool, admin?: Pool): ReadRouter {
   return new ReadRouter({
     name: 'primary',
     role: 'primary',
     address: addressOf(queries.options.connectionString ?? 'postgres://localhost/'),
     queries,
     streams,
+    admin,
   });
 }

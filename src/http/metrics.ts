@@ -58,8 +58,9 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
     registers: [registry],
     collect() {
       for (const target of targets) {
-        for (const name of ['queries', 'streams'] as const) {
+        for (const name of ['queries', 'streams', 'admin'] as const) {
           const pool = target[name];
+          if (!pool) continue;
           this.set({ database: target.name, pool: name, state: 'in_use' }, pool.totalCount - pool.idleCount);
           this.set({ database: target.name, pool: name, state: 'waiting' }, pool.queued);
         }

@@ -39,14 +39,20 @@ function byRider(rows: Row[]): Map<string, Row[]> {
   return out;
 }
 
-/** The riders the filters keep, up to `limit` (one more is read, so the caller can tell it was exceeded). */
-export async function findRiders(pool: Reader, values: riderEquipment.Filters, limit: number, signal?: AbortSignal): Promise<Row[]> {
-  return run(pool, riderEquipment.reportColumns(riderEquipment.reportRiders(values)).limit(limit + 1), signal);
-}
-
-export async function countRiders(pool: Reader, values: riderEquipment.Filters, signal?: AbortSignal): Promise<number> {
-  const [row] = await run(pool, riderEquipment.reportRiders(values).count({ total: '*' }), signal);
-  return Number(row.total);
+/**
+ * The riders the filters keep, by id, after rider `after` when given, up to `limit` (one more is
+ * read, so the caller can tell that more follow). A range of an index whatever the fleet's size.
+ */
+export async function findRiders(
+  pool: Reader,
+  values: riderEquipment.Filters,
+  limit: number,
+  signal?: AbortSignal,
+  after?: string,
+): Promise<Row[]> {
+  const riders = riderEquipment.reportRiders(values);
+  if (after !== undefined) riders.where('r.id', '>', after);
+  return run(pool, riderEquipment.reportColumns(riders).limit(limit + 1), signal);
 }
 
 /**

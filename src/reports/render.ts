@@ -9,6 +9,11 @@ export interface ReportDocument {
   printedBy: string;
   /** Screen-only links and buttons above the first page; print CSS hides them. */
   toolbar: { back: { href: string; label: string }; pdf: Array<{ href: string; label: string }> };
+  /**
+   * A batch that is not all the riders the filters match: its first and last rider id, the most a
+   * batch holds, the next batch when more riders follow, the first batch when this is a later one.
+   */
+  batch?: { first: string; last: string; size: number; next?: string; start?: string };
 }
 
 const helpers = {
@@ -19,5 +24,5 @@ const helpers = {
 
 /** The whole report document as HTML: the page the browser prints and the page Chromium turns into PDF. */
 export function renderReport(doc: ReportDocument): Promise<string> {
-  return renderView('reports/document', { ...helpers, asOf: undefined, ...doc });
+  return renderView('reports/document', { ...helpers, asOf: undefined, batch: undefined, ...doc });
 }

@@ -12,6 +12,7 @@ export interface TestApp {
   app: Express;
   pool: Pool;
   streamPool: Pool;
+  adminPool: Pool;
   config: Config;
   logs: string[];
   tokens?: TokenCache;
@@ -33,13 +34,14 @@ function build(
   const log = (message: string) => logs.push(message);
   const pool = createPool(url, config, log);
   const streamPool = createPool(url, config, log, 'streams');
+  const adminPool = createPool(url, config, log, 'admin');
   const cache = tokens?.(pool, config, log);
-  const app = createApp({ pool, streamPool, config, log, tokens: cache });
+  const app = createApp({ pool, streamPool, adminPool, config, log, tokens: cache });
   const close = async () => {
     cache?.stop();
-    await Promise.all([pool.end(), streamPool.end()]);
+    await Promise.all([pool.end(), streamPool.end(), adminPool.end()]);
   };
-  return { app, pool, streamPool, config, logs, tokens: cache, close };
+  return { app, pool, streamPool, adminPool, config, logs, tokens: cache, close };
 }
 
 /**
