@@ -84,8 +84,9 @@ export async function alignListZone(url: string, timeZone: string, log: (msg: st
       await client.query('SELECT rider_list_set_zone($1)', [timeZone]);
     } else {
       log(
-        `TIME_ZONE is ${timeZone} but the kept rider list entries are written in ${zone}: /v2/rider-equipment-list builds ` +
-          `every page itself until the tables' owner runs SELECT rider_list_set_zone(${pg.escapeLiteral(timeZone)});`,
+        `TIME_ZONE is ${timeZone} but the kept rider list entries and exchange days are written in ${zone}: ` +
+          `/v2/rider-equipment-list builds every page itself, and "Needs attention" may date an exchange day by ` +
+          `${zone}'s daylight-saving rules, until the tables' owner runs SELECT rider_list_set_zone(${pg.escapeLiteral(timeZone)});`,
       );
     }
   } catch (error) {
