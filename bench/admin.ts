@@ -194,7 +194,8 @@ function summarise(page: AdminPage, warm: Timed[], one: Timed[], concurrent?: Ti
 /**
  * One page at both sizes: an unmeasured request at each (the page's code, plans and the pages of the
  * tables it reads), then `requests` sequential requests at each, alternating between the two so
- * that both see the same load of the (shared) machine, then 4 concurrent clients at the bench's size.
+ * that both see the same load of the (shared) machine, then 4 concurrent clients at the bench's size
+ * sharing `requests` (rounded up to a multiple of 4, so that all 4 stay busy throughout).
  * No new request after `seconds` in each part (each makes at least one).
  */
 async function measurePage(
@@ -218,7 +219,9 @@ async function measurePage(
   }
   const concurrent = (
     await Promise.all(
-      Array.from({ length: ADMIN_CONNECTIONS }, () => sequential(main.browser, page, main.values, settings.requests, settings.seconds)),
+      Array.from({ length: ADMIN_CONNECTIONS }, () =>
+        sequential(main.browser, page, main.values, Math.ceil(settings.requests / ADMIN_CONNECTIONS), settings.seconds),
+      ),
     )
   ).flat();
   return { main: summarise(page, warmMain, one[0], concurrent), compare: summarise(page, warmCompare, one[1]) };
@@ -324,10 +327,11 @@ export async function runAdmin(
   const compareUrl = benchDatabaseUrl(server, compareDb);
   const compareDataset = sameSize ? dataset : await ensureDataset(server, { ...options, riders: options.compareRiders }, log, compareDb);
 
-  const values = {
-    main: await withClient(server.url, (client) => datasetValues(client, derived.samples)),
-    compare: await withClient(compareUrl, (client) => datasetValues(client, derived.samples)),
-  };
+  // The same page at both sizes: the values sampled at the bench's size (the busiest 3PL, patroller,
+  // item...) are asked of the smaller dataset too; only the drawn ids come from each one's range.
+  const mainValues = await withClient(server.url, (client) => datasetValues(client, derived.samples));
+  const compareOwn = await withClient(compareUrl, (client) => datasetValues(client, derived.samples));
+  const values = { main: mainValues, compare: { samples: mainValues.samples, ranges: compareOwn.ranges } };
   const result: AdminResult = {
     riders: options.riders,
     compareRiders: options.compareRiders,
@@ -356,18 +360,16 @@ export async function runAdmin(
       );
       const mainBrowser = await AdminBrowser.signIn(main.base, mainLogin.username, mainLogin.password);
       const compareBrowser = await AdminBrowser.signIn(compare.base, compareLogin.username, compareLogin.password);
-      for (const [size, v] of [
-        [options.riders, values.main],
-        [options.compareRiders, values.compare],
-      ] as const)
-        log(
-          `Values at ${size} riders: ${Object.entries(v.samples)
-            .map(([k, x]) => `${k} = ${x.join(':')}`)
-            .join(', ')}; riders ${v.ranges.rider.min}..${v.ranges.rider.max}, checks ${v.ranges.check.min}..${v.ranges.check.max}`,
-        );
+      const range = (v: DatasetValues) =>
+        `riders ${v.ranges.rider.min}..${v.ranges.rider.max}, checks ${v.ranges.check.min}..${v.ranges.check.max}`;
+      log(
+        `Values (the most frequent at ${options.riders} riders, asked at both sizes): ${Object.entries(values.main.samples)
+          .map(([k, x]) => `${k} = ${x.join(':')}`)
+          .join(', ')}; drawn: ${range(values.main)} and ${range(values.compare)}`,
+      );
       log(
         `\nAdmin pages (${pages.length}), signed in, each after one unmeasured request: ${options.adminRequests} sequential requests at ${options.riders} and ` +
-          `${options.compareRiders} riders in turn, then ${ADMIN_CONNECTIONS} clients × ${options.adminRequests} at once at ${options.riders}`,
+          `${options.compareRiders} riders in turn, then ${ADMIN_CONNECTIONS} clients at once sharing ${options.adminRequests} (${ADMIN_CONNECTIONS} × ${Math.ceil(options.adminRequests / ADMIN_CONNECTIONS)}) at ${options.riders}`,
       );
       const settings = { requests: options.adminRequests, seconds: options.adminPageSeconds };
       for (const page of pages) {

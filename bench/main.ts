@@ -264,7 +264,7 @@ function printAndSave(
   if (startup) section('Startup', report.startupTable(startup));
   if (results.admin?.pages.length)
     section(
-      `Admin pages, signed in (median and p95 of ${results.admin.requests} sequential requests, and of ${results.admin.connections} clients × ${results.admin.requests}; ratio: median at ${results.admin.riders} over ${results.admin.compareRiders} riders)`,
+      `Admin pages, signed in (median and p95 of ${results.admin.requests} sequential requests, and of ${results.admin.connections} concurrent clients × ${Math.ceil(results.admin.requests / results.admin.connections)}; ratio: median at ${results.admin.riders} over ${results.admin.compareRiders} riders)`,
       adminTable(results.admin),
     );
   if (results.admin?.isolation)

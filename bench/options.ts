@@ -35,7 +35,7 @@ export interface BenchOptions {
   profile: boolean;
   /** admin: the size of the second dataset each page is compared with. */
   compareRiders: number;
-  /** admin: sequential requests per page, and per client at 4 connections. */
+  /** admin: sequential requests per page, and shared by the 4 clients at 4 connections (ceil(N/4) each). */
   adminRequests: number;
   /** admin: the page number of each list's deep page. */
   adminDeepPage: number;
@@ -73,7 +73,7 @@ export const usage = `usage: npm run bench -- [options]
                         dataset in its own database), 1 and 4 connections; then the API's p99 with
                         and without 4 slow admin pages running (docs/BENCHMARKS.md)
   --compare-riders N    admin: size of the dataset each page is compared with (default 10000)
-  --admin-requests N    admin: sequential requests per page, and per client at 4 connections (default 7)
+  --admin-requests N    admin: requests per page at 1 connection, and shared by 4 clients at 4 (default 7)
   --admin-deep-page N   admin: the deep page of each list (default 400)
   --admin-page-seconds S  admin: no new request of a page's run after S s (default 30; a run makes at least one)
   --admin-api-connections N  admin: connections of the API load in the isolation scenario (default 4)
