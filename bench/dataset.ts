@@ -22,7 +22,7 @@ export interface BenchServer {
   embedded?: EmbeddedServer;
 }
 
-function withDatabase(url: string, database: string): string {
+export function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();
@@ -56,7 +56,7 @@ function generatorHash(): string {
   return hash.digest('hex').slice(0, 12);
 }
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client(url);
   await client.connect();
   try {
@@ -84,17 +84,29 @@ export interface DatasetInfo {
   settings: Record<string, string>;
 }
 
-/** Makes BENCH_DATABASE hold exactly the demo data of this size and seed, loading it if needed. */
+/** The URL of one of the bench's databases on its server (BENCH_DATABASE's is server.url). */
+export function benchDatabaseUrl(server: BenchServer, database: string): string {
+  return database === BENCH_DATABASE ? server.url : withDatabase(server.adminUrl, database);
+}
+
+/**
+ * Makes `database` (BENCH_DATABASE unless told) hold exactly the demo data of this size and seed,
+ * loading it if needed. Each database keeps its own marker, so datasets of several sizes live side
+ * by side and are each reused.
+ */
 export async function ensureDataset(
   server: BenchServer,
   options: { riders: number; seed: number; reload: boolean },
   log: (msg: string) => void,
+  database = BENCH_DATABASE,
 ): Promise<DatasetInfo> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`not a plain database name: ${database}`);
+  const url = benchDatabaseUrl(server, database);
   const marker = `rider-equipment bench dataset: riders=${options.riders} seed=${options.seed} generator=${generatorHash()}`;
   const existing = await withClient(server.adminUrl, async (admin) => {
     const { rows } = await admin.query<{ comment: string | null }>(
       `SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1`,
-      [BENCH_DATABASE],
+      [database],
     );
     return rows.length ? { comment: rows[0].comment } : undefined;
   });
@@ -102,32 +114,30 @@ export async function ensureDataset(
   const reuse = existing !== undefined && existing.comment === marker && !options.reload;
   let loadSeconds: number | undefined;
   if (reuse) {
-    log(`Reusing the dataset in ${BENCH_DATABASE} (${marker.replace(/^.*: /, '')})`);
-    await migrate(server.url, log); // migrations added since the load apply to the existing data
+    log(`Reusing the dataset in ${database} (${marker.replace(/^.*: /, '')})`);
+    await migrate(url, log); // migrations added since the load apply to the existing data
   } else {
     if (existing)
-      log(
-        `${BENCH_DATABASE} holds ${existing.comment ?? 'an unknown dataset'}${options.reload ? '' : ', not the one asked for'}; dropping it`,
-      );
+      log(`${database} holds ${existing.comment ?? 'an unknown dataset'}${options.reload ? '' : ', not the one asked for'}; dropping it`);
     await withClient(server.adminUrl, async (admin) => {
-      await admin.query(`DROP DATABASE IF EXISTS ${BENCH_DATABASE} WITH (FORCE)`);
-      await admin.query(`CREATE DATABASE ${BENCH_DATABASE}`);
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE ${database}`);
     });
-    await migrate(server.url, log);
-    log(`Loading ${options.riders} riders (seed ${options.seed}) into ${BENCH_DATABASE} on the ${server.description}`);
+    await migrate(url, log);
+    log(`Loading ${options.riders} riders (seed ${options.seed}) into ${database} on the ${server.description}`);
     const started = performance.now();
-    await withClient(server.url, async (client) => {
+    await withClient(url, async (client) => {
       await seedDemo(client, { riders: options.riders, seed: options.seed, log: (m) => log(`  ${m}`) });
       // Visibility map and statistics settled now, not by autovacuum in the middle of a measurement.
       await client.query('VACUUM ANALYZE');
       await client.query('CHECKPOINT').catch(() => undefined); // needs superuser; only a nicety
       // The marker goes last: an interrupted load is never mistaken for a complete one.
-      await client.query(`COMMENT ON DATABASE ${BENCH_DATABASE} IS ${client.escapeLiteral(marker)}`);
+      await client.query(`COMMENT ON DATABASE ${database} IS ${client.escapeLiteral(marker)}`);
     });
     loadSeconds = (performance.now() - started) / 1000;
     log(`Dataset ready in ${loadSeconds.toFixed(1)} s`);
   }
-  return { ...(await describe(server.url)), riders: options.riders, seed: options.seed, marker, reused: reuse, loadSeconds };
+  return { ...(await describe(url)), riders: options.riders, seed: options.seed, marker, reused: reuse, loadSeconds };
 }
 
 const TOKEN_NAME = 'rider-equipment-bench';

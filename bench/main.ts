@@ -20,6 +20,8 @@ import { bareRoute, loadScenarios, pageFilters, PER_PAGE, STREAM_PATHS } from '.
 import { children, serverNodeFlags, startBareServer, startService, type RunningService } from './service';
 import { runStartup, type StartupResult } from './startup';
 import { profileTable, runProfile, type ProfileResult } from './profile';
+import { runAdmin, type AdminResult } from './admin';
+import { adminTable, adminVerdicts, isolationTable } from './admin-report';
 
 const log = (message: string) => console.log(message);
 /** The code measured: the commit and how many files differed from it when the run began. */
@@ -76,6 +78,7 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
   let dataset: DatasetInfo | undefined;
   let scale: LayoutResult[] | undefined;
   let profile: ProfileResult[] | undefined;
+  let admin: AdminResult | undefined;
 
   if (server && options.profile) {
     dataset = await ensureDataset(server, options, log);
@@ -86,7 +89,7 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
     await attempt('the profiles', errors, async () => {
       profile = await runProfile(server.url, await issueBenchToken(server.url), scenarios, options, log);
     });
-    return { dataset, load, streams, abort, startup, explain, errors, scale, profile };
+    return { dataset, load, streams, abort, startup, explain, errors, scale, profile, admin };
   }
 
   if (server && (options.replicas > 0 || options.processes > 1)) {
@@ -98,7 +101,7 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
     await attempt('the layouts', errors, async () => {
       scale = await runScale(server, scenarios, () => issueBenchToken(server.url), tools, options, log);
     });
-    return { dataset, load, streams, abort, startup, explain, errors, scale, profile };
+    return { dataset, load, streams, abort, startup, explain, errors, scale, profile, admin };
   }
   if (server) {
     dataset = await ensureDataset(server, options, log);
@@ -201,11 +204,16 @@ async function measure(options: BenchOptions, server: BenchServer | undefined, t
       }
     }
   }
+  if (server && dataset && options.groups.has('admin')) {
+    const d = dataset;
+    log(`\nAdmin pages at ${options.riders} and ${options.compareRiders} riders`);
+    await attempt('the admin pages', errors, async () => void (admin = await runAdmin(server, d, options, log)));
+  }
   if (options.groups.has('startup')) {
     log('\nStartup of the embedded demo');
     await attempt('the startup scenario', errors, async () => void (startup = await runStartup(log)));
   }
-  return { dataset, load, streams, abort, startup, explain, errors, scale, profile };
+  return { dataset, load, streams, abort, startup, explain, errors, scale, profile, admin };
 }
 
 function printAndSave(
@@ -223,6 +231,7 @@ function printAndSave(
     ...streams.flatMap(report.streamVerdicts),
     ...abort.flatMap((a) => report.abortVerdicts(a, a.streamPoolMax)),
     ...(startup ? [report.startupVerdict(startup)] : []),
+    ...(results.admin ? adminVerdicts(results.admin) : []),
   ];
   const out: string[] = [`\n## Results of \`${command}\``, ''];
   const where =
@@ -253,6 +262,16 @@ function printAndSave(
   if (streams.length) section(`Full streams (median of ${options.streamRuns}; RSS: the largest)`, report.streamTable(streams));
   if (abort.length) section('Abandoned downloads', abortTable(abort, [...new Set(abort.map((a) => a.streamPoolMax))].join('/')));
   if (startup) section('Startup', report.startupTable(startup));
+  if (results.admin?.pages.length)
+    section(
+      `Admin pages, signed in (median and p95 of ${results.admin.requests} sequential requests, and of ${results.admin.connections} concurrent clients × ${Math.ceil(results.admin.requests / results.admin.connections)}; ratio: median at ${results.admin.riders} over ${results.admin.compareRiders} riders)`,
+      adminTable(results.admin),
+    );
+  if (results.admin?.isolation)
+    section(
+      `The API beside slow admin pages (${results.admin.isolation.apiPath} by a random rider, ${results.admin.isolation.connections} connections; slow pages: ${results.admin.isolation.slowPages.join(', ')})`,
+      isolationTable(results.admin),
+    );
   if (verdicts.length) section('Targets', report.verdictTable(verdicts));
   if (!tools.pgbench) out.push('', 'pgbench was not found (PATH, /usr/lib/postgresql/*/bin): no PostgreSQL-alone figures or ratios.');
   if (!tools.psql) out.push('', 'psql was not found (PATH, /usr/lib/postgresql/*/bin): no COPY comparison.');

@@ -1,7 +1,7 @@
 // Command-line options of `npm run bench -- [options]`.
 import { parseArgs } from 'node:util';
 
-export const GROUPS = ['rider', 'date', 'page', 'stream', 'abort', 'startup'] as const;
+export const GROUPS = ['rider', 'date', 'page', 'stream', 'abort', 'startup', 'admin'] as const;
 export type Group = (typeof GROUPS)[number];
 
 export interface BenchOptions {
@@ -33,6 +33,20 @@ export interface BenchOptions {
   explain: boolean;
   /** Profile the service and the bare server (see profile.ts) instead of the groups. */
   profile: boolean;
+  /** admin: the size of the second dataset each page is compared with. */
+  compareRiders: number;
+  /** admin: sequential requests per page, and shared by the 4 clients at 4 connections (ceil(N/4) each). */
+  adminRequests: number;
+  /** admin: the page number of each list's deep page. */
+  adminDeepPage: number;
+  /** admin: seconds after which no new request of a page's run starts (each run has at least one). */
+  adminPageSeconds: number;
+  /** admin: connections of the API load in the isolation scenario. */
+  adminApiConnections: number;
+  /** admin: sort each column ascending only, not both ways. */
+  adminAscendingOnly: boolean;
+  /** admin: only the pages whose name matches. */
+  adminPages?: RegExp;
 }
 
 export const usage = `usage: npm run bench -- [options]
@@ -48,13 +62,23 @@ export const usage = `usage: npm run bench -- [options]
   --pgbench-grace S seconds pgbench may run past --duration to finish the transactions in flight
                     (default 120); still running then, it is stopped and reported as "did not
                     finish in duration + S s" (e.g. the naive last page on a loaded machine)
-  --only LIST       comma-separated groups: ${GROUPS.join(',')} (default: all but startup)
+  --only LIST       comma-separated groups: ${GROUPS.join(',')} (default: all but startup and admin)
                       rider, date, page: request load, each with pgbench on the same SQL
                       stream: full /v2/patrollerchecks and /v2/assign-list, and COPY of the same SQL
                       abort: 40 full downloads dropped after 0.3-0.5 s, on a fresh service with its
                         defaults and again with STREAMS_PER_TOKEN=40; what PostgreSQL still runs
                         for them (at most DB_STREAM_POOL_MAX, default 10; none 1 s after)
                       startup: see --startup
+                      admin: every admin page signed in, at --riders and at --compare-riders (a second
+                        dataset in its own database), 1 and 4 connections; then the API's p99 with
+                        and without 4 slow admin pages running (docs/BENCHMARKS.md)
+  --compare-riders N    admin: size of the dataset each page is compared with (default 10000)
+  --admin-requests N    admin: requests per page at 1 connection, and shared by 4 clients at 4 (default 7)
+  --admin-deep-page N   admin: the deep page of each list (default 400)
+  --admin-page-seconds S  admin: no new request of a page's run after S s (default 30; a run makes at least one)
+  --admin-api-connections N  admin: connections of the API load in the isolation scenario (default 4)
+  --admin-ascending-only    admin: sort each sortable column ascending only, not both ways
+  --admin-pages REGEX   admin: only the pages whose name matches (e.g. 'checks|riders/:rider')
   --replicas N      with --processes M: the rider scenarios on 0/N hot standbys of the embedded bench
                     server × 1/M worker processes (and the rate-limit store's cost), each database's
                     share of the statements; instead of the other groups
@@ -94,6 +118,13 @@ export function parseOptions(argv: string[]): BenchOptions {
       reload: { type: 'boolean' },
       explain: { type: 'boolean' },
       profile: { type: 'boolean' },
+      'compare-riders': { type: 'string' },
+      'admin-requests': { type: 'string' },
+      'admin-deep-page': { type: 'string' },
+      'admin-page-seconds': { type: 'string' },
+      'admin-api-connections': { type: 'string' },
+      'admin-ascending-only': { type: 'boolean' },
+      'admin-pages': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -101,7 +132,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     console.log(usage);
     process.exit(0);
   }
-  const groups = new Set<Group>(GROUPS.filter((g) => g !== 'startup'));
+  const groups = new Set<Group>(GROUPS.filter((g) => g !== 'startup' && g !== 'admin'));
   if (values.only) {
     groups.clear();
     for (const name of values.only
@@ -133,5 +164,12 @@ export function parseOptions(argv: string[]): BenchOptions {
     reload: values.reload ?? false,
     explain: values.explain ?? false,
     profile: values.profile ?? false,
+    compareRiders: whole('compare-riders', values['compare-riders'], 10000),
+    adminRequests: whole('admin-requests', values['admin-requests'], 7),
+    adminDeepPage: whole('admin-deep-page', values['admin-deep-page'], 400),
+    adminPageSeconds: whole('admin-page-seconds', values['admin-page-seconds'], 30),
+    adminApiConnections: whole('admin-api-connections', values['admin-api-connections'], 4),
+    adminAscendingOnly: values['admin-ascending-only'] ?? false,
+    adminPages: values['admin-pages'] ? new RegExp(values['admin-pages']) : undefined,
   };
 }
