@@ -324,7 +324,7 @@ export function listHandlers(
       queryRows<{ total: string }>(pool, toNative(cappedCount(keysOf(values), countCap)), signal),
       queryRows<Row>(
         pool,
-        toNative(pageRows(resource.columns(resource.filtered(values), values), keys, keyCount, dir, resource.tieBreak)),
+        toNative(pageRows(resource.columns(resource.filtered(values), values), keys, resource.sorts[sort], dir, resource.tieBreak)),
         signal,
       ),
       load(res),

@@ -7,6 +7,7 @@ import * as checkQuestioners from '../../db/migrations/20261123_004_check_questi
 import * as rateLimits from '../../db/migrations/20261123_005_rate_limits';
 import * as riderListKept from '../../db/migrations/20261123_006_rider_list_kept';
 import * as attention from '../../db/migrations/20261123_007_attention';
+import * as listSortIndexes from '../../db/migrations/20261125_010_list_sort_indexes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -22,6 +23,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261123_005_rate_limits', rateLimits],
   ['20261123_006_rider_list_kept', riderListKept],
   ['20261123_007_attention', attention],
+  ['20261125_010_list_sort_indexes', listSortIndexes],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -83,7 +83,7 @@ export interface KeysRead {
  * literals, offset and limit are whole numbers checked here (they are part of the statement's shape).
  */
 export function pageKeys(read: KeysRead): Knex.QueryBuilder {
-  const { source, sort, dir, tieBreak, backwards, cursor, offset, limit } = read;
+  const { sort, dir, tieBreak, backwards, cursor, offset, limit } = read;
   if (![offset, limit].every((n) => Number.isSafeInteger(n) && n >= 0)) throw new TypeError(`bad offset ${offset} or limit ${limit}`);
   const keys = sortKeys(sort, dir);
   const readDir = backwards ? flip(dir) : dir;
@@ -91,6 +91,9 @@ export function pageKeys(read: KeysRead): Knex.QueryBuilder {
   const all = [...keys, bigintKey(tieBreak)];
   const names = [...keys.map((_, i) => `k${i}`), 'id'];
 
+  // Keys are never NULL: saying so turns a LEFT JOIN the sort reads into an inner join, which the
+  // planner may then drive from the joined table's index (a left join's outer side must come first).
+  const source = () => keys.reduce((builder, key) => builder.whereRaw(`${key.sql} IS NOT NULL`), read.source());
   if (!sort.groups || keys.length === 0) {
     const builder = source().select(all.map((key, i) => sql.raw(`${key.sql} AS ${names[i]}`)));
     if (cursor) after(builder, all, cursor, op);
@@ -141,19 +144,16 @@ export function pageKeys(read: KeysRead): Knex.QueryBuilder {
 
 /**
  * The list's display columns (`columns`, over the filtered rows) for the page's rows only, in the
- * list's order, each row with its sort key as text (`page_key_0…`, `page_key_id`) for the links.
+ * list's order, each row with its sort key as text (`page_key_0…`, `page_key_id`) for the links. The
+ * rows are found by id from an array of the page's ids: an index condition on the first table
+ * whatever the number of joins (past join_collapse_limit the planner keeps the written join order).
  */
-export function pageRows(columns: Knex.QueryBuilder, keys: Knex.QueryBuilder, keyCount: number, dir: Dir, tieBreak: string) {
-  const names = [...Array.from({ length: keyCount }, (_, i) => `k${i}`), 'id'];
+export function pageRows(columns: Knex.QueryBuilder, keys: Knex.QueryBuilder, sort: ListSort, dir: Dir, tieBreak: string) {
+  const all = [...sortKeys(sort, dir).map((key) => key.sql), tieBreak];
   return columns
-    .join(sql.raw('(?) AS page_keys', [keys]), 'page_keys.id', tieBreak)
-    .select(names.map((name, i) => sql.raw(`page_keys.${name}::text AS page_key_${i === keyCount ? 'id' : i}`)))
-    .orderByRaw(
-      orderSql(
-        names.map((name) => `page_keys.${name}`),
-        dir,
-      ),
-    );
+    .whereRaw(`${tieBreak} = ANY(ARRAY(SELECT page_keys.id FROM (?) AS page_keys))`, [keys as unknown as Knex.Raw])
+    .select(all.map((key, i) => sql.raw(`(${key})::text AS page_key_${i === all.length - 1 ? 'id' : i}`)))
+    .orderByRaw(orderSql(all, dir));
 }
 
 /** How many rows `source` holds, counted up to `cap + 1`: past `cap`, only that there are more. */
