@@ -119,7 +119,7 @@ export function pagerOf(opts: {
     n !== undefined ? { page: String(n) } : k !== undefined ? { from_end: String(k) } : ({} as Query);
   const prevHref =
     opts.before && rows.length
-      ? page === 2 && !total.capped
+      ? page === 2
         ? at(1)
         : href(path, { ...base, ...label(page && page - 1, fromEnd && fromEnd + 1), before: keyOfRow(rows[0], keyCount) })
       : undefined;
