@@ -10,7 +10,17 @@ import { queryValidator } from '../filters/validate';
 import { invalidQuery, type FieldErrors } from '../http/errors';
 import { formModel } from './form';
 import { itemGroups, itemLabel, personLabel, type ChoiceSource, type ItemRow, type Named } from './choices';
-import { DEFAULT_PER_PAGE, LIST_PARAM_NAMES, PER_PAGE_CHOICES, choicesFor, listParams, type Choice } from './list-params';
+import {
+  DEFAULT_PER_PAGE,
+  LIST_PARAM_NAMES,
+  PER_PAGE_CHOICES,
+  POSITION_PARAM_NAMES,
+  choicesFor,
+  listParams,
+  type Choice,
+} from './list-params';
+import { DEFAULT_COUNT_CAP, pageOf, pagerOf, positionOf } from './list-pager';
+import { cappedCount, orderAll, pageKeys, pageRows, sortKeys, type Dir, type ListSort } from '../queries/keyset';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { streamCsv, type Row } from './stream-csv';
@@ -19,7 +29,6 @@ import { links } from '../html/links';
 import { fieldErrorsOf } from '../html/validate-or-redraw';
 
 export type Values = Record<string, unknown>;
-type Dir = 'asc' | 'desc';
 
 export interface ListColumn {
   key: string;
@@ -58,10 +67,14 @@ export interface ListResource {
   itemPickers?: ReadonlyArray<{ name: string; label: string; replaces: readonly [product: string, variation: string] }>;
   /** Id filters picked by name: riders are suggested as one types, patrollers listed. */
   people?: Readonly<Record<string, 'rider' | 'patroller'>>;
-  sorts: Readonly<Record<string, { column: string; nullsLast?: boolean }>>;
+  /** The sorts offered, by URL name: each an order an index serves (see ListSort). */
+  sorts: Readonly<Record<string, ListSort>>;
+  /** The row's id (a bigint column): the last sort key, and what a page's rows are found by. */
   tieBreak: string;
   defaultSort: { sort: string; dir: Dir };
   filtered: (values: Values) => Knex.QueryBuilder;
+  /** The rows the filters keep, for counting and paging: no columns, only the joins the filters and sorts use. */
+  keys?: (values: Values) => Knex.QueryBuilder;
   columns: (builder: Knex.QueryBuilder, values: Values) => Knex.QueryBuilder;
   table: ListColumn[];
   csvName: string;
@@ -77,18 +90,6 @@ export const cellText = (column: ListColumn, row: Row): string => {
   const value = row[column.key];
   return value === null || value === undefined ? '' : String(value);
 };
-
-/** Page links around the current one: first, last, and two either side. */
-function pageWindow(page: number, pages: number): Array<number | null> {
-  const shown = new Set([1, pages, page - 2, page - 1, page, page + 1, page + 2].filter((n) => n >= 1 && n <= pages));
-  const sorted = [...shown].sort((a, b) => a - b);
-  const out: Array<number | null> = [];
-  sorted.forEach((n, i) => {
-    if (i > 0 && n - sorted[i - 1] > 1) out.push(null); // a gap
-    out.push(n);
-  });
-  return out;
-}
 
 interface Loaded {
   companies: string[];
@@ -109,10 +110,15 @@ export interface ListDeps {
   choices: ChoiceSource;
   /** The lists shown as tabs of one section (the equipment lists). */
   tabs: ReadonlyArray<Pick<ListResource, 'path' | 'title' | 'section'>>;
+  /** Totals are counted up to this; past it a page says "more than" (DEFAULT_COUNT_CAP). */
+  countCap?: number;
 }
 
 /** The HTML page and the CSV download of one list, both from the resource's one builder. */
-export function listHandlers(resource: ListResource, { pool, streamPool, streamLimit, choices, tabs }: ListDeps) {
+export function listHandlers(
+  resource: ListResource,
+  { pool, streamPool, streamLimit, choices, tabs, countCap = DEFAULT_COUNT_CAP }: ListDeps,
+) {
   const equipmentTabs = tabs.filter((tab) => tab.section === resource.section);
   const params = { ...resource.filters, ...listParams(Object.keys(resource.sorts)) };
   const validate = queryValidator(params);
@@ -123,15 +129,7 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
     sort: (values.sort as string | undefined) ?? resource.defaultSort.sort,
     dir: (values.dir as Dir | undefined) ?? (values.sort ? 'asc' : resource.defaultSort.dir),
   });
-  /** The builder ordered by the chosen (or default) column, then the tie-break, the same way. */
-  const ordered = (builder: Knex.QueryBuilder, values: Values) => {
-    const { sort, dir } = sortOf(values);
-    const spec = resource.sorts[sort];
-    return builder.orderBy([
-      { column: spec.column, order: dir, ...(spec.nullsLast ? { nulls: 'last' as const } : {}) },
-      { column: resource.tieBreak, order: dir },
-    ]);
-  };
+  const keysOf = (values: Values) => (resource.keys ?? resource.filtered)(values);
 
   const pickers = resource.itemPickers ?? [];
   const people = Object.entries(resource.people ?? {});
@@ -213,7 +211,10 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
         return undefined;
       }
       if (errors) throw invalidQuery(errors);
-      return { ...(await validate(req.query as Values)), ...scopeOf(res) };
+      const values = { ...(await validate(req.query as Values)), ...scopeOf(res) };
+      const { sort, dir } = sortOf(values);
+      const perPage = Number(values.per_page ?? DEFAULT_PER_PAGE);
+      return { ...values, position: positionOf(values, sortKeys(resource.sorts[sort], dir), perPage) };
     } catch (error) {
       const errors = fieldErrorsOf(error);
       if (!errors) throw error;
@@ -266,7 +267,7 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
    */
   async function chips(res: Response, raw: Query, values: Values, loaded: Loaded, current: Query): Promise<Chip[]> {
     const out: Chip[] = [];
-    const remove = (...names: string[]) => href(path, without(current, 'page', ...names));
+    const remove = (...names: string[]) => href(path, without(current, ...POSITION_PARAM_NAMES, ...names));
     const done = new Set<string>();
     for (const [name, def] of Object.entries(resource.filters)) {
       if (done.has(name) || !raw[name]) continue;
@@ -303,30 +304,39 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
     if (!values) return;
     const { sort, dir } = sortOf(values);
     const perPage = Number(values.per_page ?? DEFAULT_PER_PAGE);
-    const pageNo = values.page as number;
+    const position = values.position as ReturnType<typeof positionOf>;
+    const keyCount = sortKeys(resource.sorts[sort], dir).length;
 
-    const base = resource.filtered(values);
+    // The page's rows by their sort keys (a range of an index, or an offset over the keys alone),
+    // their columns computed for those rows only; and the total, counted up to the cap.
+    const keys = pageKeys({
+      source: () => keysOf(values),
+      sort: resource.sorts[sort],
+      dir,
+      tieBreak: resource.tieBreak,
+      backwards: position.backwards,
+      cursor: position.cursor,
+      offset: position.offset,
+      limit: perPage + 1,
+    });
     const signal = clientSignal(res);
     const [[counted], found, loaded] = await Promise.all([
-      queryRows<{ total: string }>(pool, toNative(base.clone().count({ total: '*' })), signal),
+      queryRows<{ total: string }>(pool, toNative(cappedCount(keysOf(values), countCap)), signal),
       queryRows<Row>(
         pool,
-        toNative(
-          ordered(resource.columns(base.clone(), values), values)
-            .limit(perPage)
-            .offset((pageNo - 1) * perPage),
-        ),
+        toNative(pageRows(resource.columns(resource.filtered(values), values), keys, resource.sorts[sort], dir, resource.tieBreak)),
         signal,
       ),
       load(res),
     ]);
-    const total = Number(counted.total);
-    const pages = Math.max(1, Math.ceil(total / perPage));
+    const total = { count: Math.min(Number(counted.total), countCap), capped: Number(counted.total) > countCap };
+    const { rows: pageRowsFound, before, after } = pageOf(found, position, perPage);
 
     // Every link starts from the filters and list settings of this page.
     const current = stringQuery(req.query as Values, [...filterNames, ...LIST_PARAM_NAMES]);
     const filtersOnly = stringQuery(req.query as Values, filterNames);
-    const at = (n: number) => href(path, n === 1 ? without(current, 'page') : { ...current, page: String(n) });
+    const listSettings = without(current, ...POSITION_PARAM_NAMES);
+    const pager = pagerOf({ path, current, position, total, perPage, rows: pageRowsFound, keyCount, before, after });
 
     const shown = resource.table.filter((column) => column.only !== 'csv');
     const headers = shown.map((column) => {
@@ -336,11 +346,11 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
       return {
         label: column.label,
         numeric: column.numeric,
-        href: href(path, { ...without(current, 'page'), sort: column.sort, dir: nextDir }),
+        href: href(path, { ...listSettings, sort: column.sort, dir: nextDir }),
         ariaSort: active ? (dir === 'asc' ? 'ascending' : 'descending') : undefined,
       };
     });
-    const rows = found.map((row) =>
+    const rows = pageRowsFound.map((row) =>
       shown.map((column) => ({
         label: column.label,
         text: cellText(column, row),
@@ -354,23 +364,17 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
     );
 
     const list = {
-      total,
-      page: pageNo,
-      pages,
+      total: total.count,
+      capped: total.capped,
       perPage,
-      first: total === 0 ? 0 : Math.min(total, (pageNo - 1) * perPage + 1),
-      last: Math.min(total, pageNo * perPage),
-      pastEnd: total > 0 && pageNo > pages,
-      lastPageHref: at(pages),
-      prevHref: pageNo > 1 ? at(Math.min(pageNo - 1, pages)) : undefined,
-      nextHref: pageNo < pages ? at(pageNo + 1) : undefined,
-      pageLinks: pageWindow(Math.min(pageNo, pages), pages).map((n) => (n === null ? null : { n, href: at(n), current: n === pageNo })),
+      ...pager,
+      pastEnd: total.count > 0 && pageRowsFound.length === 0,
       perPageLinks: PER_PAGE_CHOICES.map((n) => ({
         n,
-        href: href(path, { ...without(current, 'page'), per_page: n === String(DEFAULT_PER_PAGE) ? '' : n }),
+        href: href(path, { ...listSettings, per_page: n === String(DEFAULT_PER_PAGE) ? '' : n }),
         current: Number(n) === perPage,
       })),
-      csvHref: href(`${path}.csv`, without(current, 'page', 'per_page')),
+      csvHref: href(`${path}.csv`, without(listSettings, 'per_page')),
       printHref: resource.printable ? links.reports(filtersOnly) : undefined,
       resetHref: path,
       filtered: Object.keys(filtersOnly).some((name) => filtersOnly[name] !== ''),
@@ -397,7 +401,8 @@ export function listHandlers(resource: ListResource, { pool, streamPool, streamL
       res.status(200).type('text/csv; charset=utf-8').set('Cache-Control', 'no-store').end();
       return;
     }
-    const query = ordered(resource.columns(resource.filtered(values), values), values);
+    const { sort, dir } = sortOf(values);
+    const query = orderAll(resource.columns(resource.filtered(values), values), resource.sorts[sort], dir, resource.tieBreak);
     const day = new Date().toISOString().slice(0, 10);
     const { key, what } = sessionKey(req);
     await streamLimit.run(key, what, () =>

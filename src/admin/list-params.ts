@@ -9,12 +9,24 @@ export const MAX_PAGE = 1000000;
 
 export function listParams(sortKeys: readonly string[]) {
   return defineParams({
-    page: { type: 'integer', min: 1, max: MAX_PAGE, default: 1, label: 'Page', description: 'Which page, from 1.' },
+    page: { type: 'integer', min: 1, max: MAX_PAGE, label: 'Page', description: 'Which page, from 1.' },
+    from_end: {
+      type: 'integer',
+      min: 1,
+      max: MAX_PAGE,
+      label: 'Page from the end',
+      description: 'Which page counted from the end, 1 being the last, read backwards.',
+    },
+    after: { type: 'text', label: 'After', description: 'The rows after this one (a Next link’s sort key of its last row).' },
+    before: { type: 'text', label: 'Before', description: 'The rows before this one (a Previous link’s sort key of its first row).' },
     per_page: { type: 'enum', values: PER_PAGE_CHOICES, label: 'Rows per page', description: 'Rows per page: 25, 50 or 100.' },
     sort: { type: 'enum', values: sortKeys, label: 'Sort by', description: 'The column the rows are ordered by.' },
     dir: { type: 'enum', values: ['asc', 'desc'], label: 'Order', description: 'asc (smallest first) or desc (largest first).' },
   });
 }
+
+/** The parameters that say where in the list a page is: a new filter, sort or page size drops them. */
+export const POSITION_PARAM_NAMES = ['page', 'from_end', 'after', 'before'] as const;
 
 /** Names of the list parameters, which the filter form carries as hidden fields or leaves out. */
 export const LIST_PARAM_NAMES = Object.keys(listParams([])) as ReadonlyArray<string>;

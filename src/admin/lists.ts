@@ -47,6 +47,7 @@ export const checks: ListResource = {
   tieBreak: patrolChecks.adminTieBreak,
   defaultSort: { sort: 'checked_at', dir: 'desc' },
   filtered: (values) => patrolChecks.adminFiltered(values as patrolChecks.AdminFilters),
+  keys: (values) => patrolChecks.adminKeys(values as patrolChecks.AdminFilters),
   columns: (builder) => patrolChecks.adminColumns(builder),
   csvName: 'patrol-checks',
   table: [
@@ -85,6 +86,7 @@ export const assignmentList: ListResource = {
   tieBreak: assignments.adminTieBreak,
   defaultSort: { sort: 'assigned_at', dir: 'desc' },
   filtered: (values) => assignments.adminFiltered(values as assignments.AdminFilters),
+  keys: (values) => assignments.adminKeys(values as assignments.AdminFilters),
   columns: (builder) => assignments.adminColumns(builder),
   csvName: 'assignments',
   table: [
@@ -170,6 +172,7 @@ export const returnList: ListResource = {
   tieBreak: productReturns.adminTieBreak,
   defaultSort: { sort: 'returned_at', dir: 'desc' },
   filtered: (values) => productReturns.filtered(values as productReturns.Filters),
+  keys: (values) => productReturns.adminKeys(values as productReturns.Filters),
   columns: (builder) => productReturns.adminColumns(builder),
   csvName: 'returns',
   table: [
@@ -203,6 +206,7 @@ export const exchangeList: ListResource = {
   tieBreak: productExchanges.adminTieBreak,
   defaultSort: { sort: 'exchanged_at', dir: 'desc' },
   filtered: (values) => productExchanges.filtered(values as productExchanges.Filters),
+  keys: (values) => productExchanges.adminKeys(values as productExchanges.Filters),
   columns: (builder) => productExchanges.adminColumns(builder),
   csvName: 'exchanges',
   table: [

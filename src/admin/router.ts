@@ -22,6 +22,8 @@ export interface AdminDeps {
   log?: Logger;
   /** The thresholds of the "Needs attention" rules; their defaults when not given. */
   attention?: AttentionSettings;
+  /** Lists count their totals up to this, then say "more than" (DEFAULT_COUNT_CAP when not given). */
+  listCountCap?: number;
 }
 
 /**
@@ -34,6 +36,7 @@ export function createAdminRouter({
   streamLimit = new StreamLimit(Infinity),
   log = console.error,
   attention = DEFAULT_ATTENTION,
+  listCountCap,
 }: AdminDeps): Router {
   const router = express.Router();
   const choices = choiceSource(pool);
@@ -43,7 +46,7 @@ export function createAdminRouter({
   router.get('/attention', attend.page);
   router.get('/attention/:rule.csv', attend.csv);
   for (const resource of allLists) {
-    const handlers = listHandlers(resource, { pool, streamPool, streamLimit, choices, tabs: equipmentTabs });
+    const handlers = listHandlers(resource, { pool, streamPool, streamLimit, choices, tabs: equipmentTabs, countCap: listCountCap });
     router.get(resource.path, handlers.page);
     router.get(`${resource.path}.csv`, handlers.csv);
   }

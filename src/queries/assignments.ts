@@ -7,6 +7,7 @@ import { assignType, company, dayRange, riderId } from '../filters/common';
 import { jsonObject } from '../wire/shape';
 import { Assignment, RiderWithEquipment } from '../wire/shapes';
 import { datetime, held, jsonColumn } from './sql-fragments';
+import { bigintKey, byCompany, byProduct, timeKey, type ListSort } from './keyset';
 
 // Shared by /riders and /assign-list: both list the same assignment records.
 export const params = defineParams({
@@ -33,14 +34,17 @@ export type Filters = ParamValues<typeof params> & Scope;
 
 /** Assignments matching the filters with rider, 3PL, product, variation and assigning user joined. */
 export function filtered(values: Filters) {
-  const builder = sql('assignments as a')
-    .join('riders as r', 'r.id', 'a.rider_id')
-    .join('companies as c', 'c.id', 'r.company_id')
-    .join('products as p', 'p.id', 'a.product_id')
-    .join('product_variations as v', 'v.id', 'a.variation_id')
-    .join('app_users as u', 'u.id', 'a.assigned_by');
-  return applyScope(applyFilters(builder, params, values), values);
+  return applyScope(applyFilters(joined('join'), params, values), values);
 }
+
+/** Every assignment has each of these; as LEFT JOINs the planner drops the ones a query does not use. */
+const joined = (join: 'join' | 'leftJoin') =>
+  sql('assignments as a')
+    [join]('riders as r', 'r.id', 'a.rider_id')
+    [join]('companies as c', 'c.id', 'r.company_id')
+    [join]('products as p', 'p.id', 'a.product_id')
+    [join]('product_variations as v', 'v.id', 'a.variation_id')
+    [join]('app_users as u', 'u.id', 'a.assigned_by');
 
 /** The contract's Assignment object, ordered by assign date then id. */
 export function wire(values: Filters) {
@@ -78,14 +82,27 @@ export function adminFiltered(values: AdminFilters) {
   return applyFilters(filtered(values), adminParams, values, ['active']);
 }
 
-/** Columns the list may be sorted by, by their URL name; a.id breaks ties. */
+/** The list's rows for paging and counting: the same filters, only the joins they use. */
+export function adminKeys(values: AdminFilters) {
+  return applyFilters(applyScope(applyFilters(joined('leftJoin'), params, values), values), adminParams, values, ['active']);
+}
+
+/**
+ * Sorts the list offers, by their URL name; a.id breaks ties. Each is an index's order (rider, then
+ * assign date; 3PL or product, then the same). Items held now (no return date) come last either way.
+ */
 export const adminSorts = {
-  assigned_at: { column: 'a.assigned_at' },
-  rider_id: { column: 'a.rider_id' },
-  '3pl': { column: 'c.name' },
-  product: { column: 'p.name' },
-  returned_at: { column: 'a.deleted_at', nullsLast: true },
-};
+  assigned_at: { keys: [timeKey('a.assigned_at')] },
+  rider_id: { keys: [bigintKey('a.rider_id'), timeKey('a.assigned_at')] },
+  '3pl': byCompany([bigintKey('a.rider_id'), timeKey('a.assigned_at')]),
+  product: byProduct('a.product_id', [timeKey('a.assigned_at')]),
+  returned_at: {
+    keys: {
+      asc: [timeKey(`coalesce(a.deleted_at, 'infinity'::timestamptz)`)],
+      desc: [timeKey(`coalesce(a.deleted_at, '-infinity'::timestamptz)`)],
+    },
+  },
+} satisfies Record<string, ListSort>;
 export const adminTieBreak = 'a.id';
 
 /** The list's columns, added to a builder from adminFiltered(). */

@@ -8,6 +8,7 @@ import { jsonObject } from '../wire/shape';
 import { PatrolCheck, questionerOfCheck, reportedItemsOfCheck } from '../wire/shapes';
 import { datetime, jsonColumn } from './sql-fragments';
 import { checkQuarters, endOfDay, startOfDay } from './kept-counts';
+import { bigintKey, byCompany, timeKey, type ListSort } from './keyset';
 
 export const params = defineParams({
   tpatroller_id: { type: 'bigint', column: 'pc.patroller_id', label: 'Patroller ID', description: 'Only checks made by this patroller.' },
@@ -30,10 +31,13 @@ export const params = defineParams({
 
 export type Filters = ParamValues<typeof params> & Scope;
 
+/** Checks with their rider and 3PL; LEFT JOINs (every check has both) let the planner drop unused ones. */
+const joined = (join: 'join' | 'leftJoin') =>
+  sql('patrol_checks as pc')[join]('riders as r', 'r.id', 'pc.rider_id')[join]('companies as c', 'c.id', 'r.company_id');
+
 /** Patrol checks matching the filters, with their rider and 3PL joined; no columns chosen yet. */
 export function filtered(values: Filters) {
-  const builder = sql('patrol_checks as pc').join('riders as r', 'r.id', 'pc.rider_id').join('companies as c', 'c.id', 'r.company_id');
-  return applyScope(applyFilters(builder, params, values), values);
+  return applyScope(applyFilters(joined('join'), params, values), values);
 }
 
 /** The contract's Patrol check object, one JSON text per row, ordered by ID. */
@@ -58,14 +62,22 @@ export function adminFiltered(values: AdminFilters) {
   return applyFilters(filtered(values), adminParams, values, ['3pl']);
 }
 
-/** Columns the list may be sorted by, by their URL name; pc.id breaks ties. */
+/** The list's rows for paging and counting: the same filters, only the joins they use. */
+export function adminKeys(values: AdminFilters) {
+  return applyFilters(applyScope(applyFilters(joined('leftJoin'), params, values), values), adminParams, values, ['3pl']);
+}
+
+/**
+ * Sorts the list offers, by their URL name; pc.id breaks ties. Each is an index's order: by 3PL,
+ * then rider (a 3PL's riders, each rider's checks), as no index orders checks by another table's column.
+ */
 export const adminSorts = {
-  checked_at: { column: 'pc.checked_at' },
-  id: { column: 'pc.id' },
-  rider_id: { column: 'pc.rider_id' },
-  '3pl': { column: 'c.name' },
-  tpatroller_id: { column: 'pc.patroller_id' },
-};
+  checked_at: { keys: [timeKey('pc.checked_at')] },
+  id: { keys: [] },
+  rider_id: { keys: [bigintKey('pc.rider_id')] },
+  '3pl': byCompany([bigintKey('pc.rider_id')]),
+  tpatroller_id: { keys: [bigintKey('pc.patroller_id')] },
+} satisfies Record<string, ListSort>;
 export const adminTieBreak = 'pc.id';
 
 /** The list's columns, added to a builder from adminFiltered(). */

@@ -8,6 +8,7 @@ import { company, dayRange, REPLACEMENT_TYPES, riderId } from '../filters/common
 import { jsonObject } from '../wire/shape';
 import { ProductExchange } from '../wire/shapes';
 import { datetime, jsonColumn } from './sql-fragments';
+import { bigintKey, byCompany, textKey, timeKey, type ListSort } from './keyset';
 
 export const params = defineParams({
   rider_id: riderId('oa.rider_id', 'Only exchanges by this rider.'),
@@ -50,16 +51,24 @@ export const params = defineParams({
 export type Filters = ParamValues<typeof params> & Scope;
 
 export function filtered(values: Filters) {
-  const builder = sql('product_exchanges as e')
-    .join('assignments as oa', 'oa.id', 'e.old_assignment_id')
-    .join('assignments as na', 'na.id', 'e.new_assignment_id')
-    .join('riders as r', 'r.id', 'oa.rider_id')
-    .join('companies as c', 'c.id', 'r.company_id')
-    .join('products as op', 'op.id', 'oa.product_id')
-    .join('product_variations as ov', 'ov.id', 'oa.variation_id')
-    .join('products as np', 'np.id', 'na.product_id')
-    .join('product_variations as nv', 'nv.id', 'na.variation_id');
-  return applyScope(applyFilters(builder, params, values), values);
+  return applyScope(applyFilters(joined('join'), params, values), values);
+}
+
+/** Every exchange has each of these; as LEFT JOINs the planner drops the ones a query does not use. */
+const joined = (join: 'join' | 'leftJoin') =>
+  sql('product_exchanges as e')
+    [join]('assignments as oa', 'oa.id', 'e.old_assignment_id')
+    [join]('assignments as na', 'na.id', 'e.new_assignment_id')
+    [join]('riders as r', 'r.id', 'oa.rider_id')
+    [join]('companies as c', 'c.id', 'r.company_id')
+    [join]('products as op', 'op.id', 'oa.product_id')
+    [join]('product_variations as ov', 'ov.id', 'oa.variation_id')
+    [join]('products as np', 'np.id', 'na.product_id')
+    [join]('product_variations as nv', 'nv.id', 'na.variation_id');
+
+/** The list's rows for paging and counting: the same filters, only the joins they use. */
+export function adminKeys(values: Filters) {
+  return applyScope(applyFilters(joined('leftJoin'), params, values), values);
 }
 
 /** The contract's Product exchange object, ordered by exchange date then id. */
@@ -72,14 +81,14 @@ export function wire(values: Filters) {
 // ---------------------------------------------------------------------------------------------
 // Admin pages: the list columns, a sort allow-list, and the home page's counts.
 
-/** Columns the list may be sorted by, by their URL name; e.id breaks ties. */
+/** Sorts the list offers, by their URL name; e.id breaks ties. Each is an index's order. */
 export const adminSorts = {
-  exchanged_at: { column: 'e.exchanged_at' },
-  rider_id: { column: 'oa.rider_id' },
-  '3pl': { column: 'c.name' },
-  exchange_type: { column: 'e.exchange_type' },
-  replacement_type: { column: 'e.replacement_type' },
-};
+  exchanged_at: { keys: [timeKey('e.exchanged_at')] },
+  rider_id: { keys: [bigintKey('oa.rider_id')] },
+  '3pl': byCompany([bigintKey('oa.rider_id')]),
+  exchange_type: { keys: [textKey('e.exchange_type'), timeKey('e.exchanged_at')] },
+  replacement_type: { keys: [textKey('e.replacement_type'), timeKey('e.exchanged_at')] },
+} satisfies Record<string, ListSort>;
 export const adminTieBreak = 'e.id';
 
 /** The list's columns, added to a builder from filtered(). */

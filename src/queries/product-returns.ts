@@ -7,6 +7,7 @@ import { company, dayRange, riderId } from '../filters/common';
 import { jsonObject } from '../wire/shape';
 import { ProductReturn } from '../wire/shapes';
 import { datetime, jsonColumn } from './sql-fragments';
+import { bigintKey, byCompany, byProduct, textKey, timeKey, type ListSort } from './keyset';
 
 export const params = defineParams({
   rider_id: riderId('a.rider_id', 'Only returns by this rider.'),
@@ -25,13 +26,21 @@ export const params = defineParams({
 export type Filters = ParamValues<typeof params> & Scope;
 
 export function filtered(values: Filters) {
-  const builder = sql('product_returns as pr')
-    .join('assignments as a', 'a.id', 'pr.assignment_id')
-    .join('riders as r', 'r.id', 'a.rider_id')
-    .join('companies as c', 'c.id', 'r.company_id')
-    .join('products as p', 'p.id', 'a.product_id')
-    .join('product_variations as v', 'v.id', 'a.variation_id');
-  return applyScope(applyFilters(builder, params, values), values);
+  return applyScope(applyFilters(joined('join'), params, values), values);
+}
+
+/** Every return has each of these; as LEFT JOINs the planner drops the ones a query does not use. */
+const joined = (join: 'join' | 'leftJoin') =>
+  sql('product_returns as pr')
+    [join]('assignments as a', 'a.id', 'pr.assignment_id')
+    [join]('riders as r', 'r.id', 'a.rider_id')
+    [join]('companies as c', 'c.id', 'r.company_id')
+    [join]('products as p', 'p.id', 'a.product_id')
+    [join]('product_variations as v', 'v.id', 'a.variation_id');
+
+/** The list's rows for paging and counting: the same filters, only the joins they use. */
+export function adminKeys(values: Filters) {
+  return applyScope(applyFilters(joined('leftJoin'), params, values), values);
 }
 
 /** The contract's Product return object, ordered by return date then id. */
@@ -44,14 +53,14 @@ export function wire(values: Filters) {
 // ---------------------------------------------------------------------------------------------
 // Admin pages: the list columns and a sort allow-list over filtered().
 
-/** Columns the list may be sorted by, by their URL name; pr.id breaks ties. */
+/** Sorts the list offers, by their URL name; pr.id breaks ties. Each is an index's order. */
 export const adminSorts = {
-  returned_at: { column: 'pr.returned_at' },
-  rider_id: { column: 'a.rider_id' },
-  '3pl': { column: 'c.name' },
-  product: { column: 'p.name' },
-  return_condition: { column: 'pr.condition' },
-};
+  returned_at: { keys: [timeKey('pr.returned_at')] },
+  rider_id: { keys: [bigintKey('a.rider_id')] },
+  '3pl': byCompany([bigintKey('a.rider_id')]),
+  product: byProduct('a.product_id', [timeKey('pr.returned_at')]),
+  return_condition: { keys: [textKey('pr.condition'), timeKey('pr.returned_at')] },
+} satisfies Record<string, ListSort>;
 export const adminTieBreak = 'pr.id';
 
 /** The list's columns, added to a builder from filtered(). */

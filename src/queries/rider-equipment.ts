@@ -7,6 +7,7 @@ import { company, riderId } from '../filters/common';
 import { jsonObject, jsonObjectAsText, jsonObjectAsTextAround } from '../wire/shape';
 import { EquipmentEntry, RIDER_PAGE_SIZE, RiderEquipmentEntry, RiderEquipmentPage } from '../wire/shapes';
 import { datetime, held } from './sql-fragments';
+import { byCompany, textKey, type ListSort } from './keyset';
 
 export const params = defineParams({
   rider_id: riderId('r.id', 'Only this rider.'),
@@ -168,12 +169,12 @@ export function wirePage(values: Filters) {
 
 export const adminParams = defineParams({ rider_id: params.rider_id, '3pl_name': params['3pl_name'], active: params.active });
 
-/** Columns the list may be sorted by, by their URL name; r.id breaks ties. */
+/** Sorts the list offers, by their URL name; r.id breaks ties. Each is an index's order. */
 export const adminSorts = {
-  rider_id: { column: 'r.id' },
-  rider_name: { column: 'r.name' },
-  '3pl': { column: 'c.name' },
-};
+  rider_id: { keys: [] },
+  rider_name: { keys: [textKey('r.name')] },
+  '3pl': byCompany([]),
+} satisfies Record<string, ListSort>;
 export const adminTieBreak = 'r.id';
 
 /** The list's columns, added to a builder from filtered(): each rider with the equipment the filters keep. */
