@@ -3,6 +3,7 @@ import { toNative } from '../src/db/knex';
 import { DEFAULT_ATTENTION } from '../src/config';
 import * as attention from '../src/queries/attention';
 import { testApp, type TestApp } from './support/app';
+import { rolledBack } from './support/rolled-back';
 
 // What the overview and "Needs attention" read instead of computing it (migration 008), kept by
 // triggers: each table must always equal its definition, the view kept_<name>_docs, after every kind
@@ -37,18 +38,6 @@ beforeAll(() => {
   demo = testApp('demo');
 });
 afterAll(async () => Promise.all([fixture.close(), demo.close()]));
-
-/** Runs `work` in a transaction that is rolled back whatever happens. */
-async function rolledBack(app: TestApp, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
-  const client = await app.pool.connect();
-  try {
-    await client.query('BEGIN');
-    await work(client);
-  } finally {
-    await client.query('ROLLBACK');
-    client.release();
-  }
-}
 
 const q = (asOf: string, riderIds?: string[]): attention.AttentionQuery => ({ asOf, settings: DEFAULT_ATTENTION, scope: {}, riderIds });
 const ruleRiders = async (client: pg.ClientBase, rule: attention.RuleName, asOf: string, riderIds: string[]) =>
@@ -107,7 +96,7 @@ describe('kept attention and overview data', () => {
       ['every check truncated', 'TRUNCATE patrol_checks CASCADE'],
       ['every assignment truncated', 'TRUNCATE assignments CASCADE'],
     ];
-    await rolledBack(fixture, async (client) => {
+    await rolledBack(fixture.pool, async (client) => {
       for (const [what, statement] of steps) {
         await client.query(statement);
         expect({ what, ...(await drift(client)) }).toEqual({ what, ...NONE });
@@ -116,7 +105,7 @@ describe('kept attention and overview data', () => {
   });
 
   it('moves a rider in and out of the failing and unchecked rules, and an item out of the overdue one', async () => {
-    await rolledBack(fixture, async (client) => {
+    await rolledBack(fixture.pool, async (client) => {
       const asOf = '2025-03-31';
       const check = (id: number, day: string, passed: boolean) =>
         client.query(`INSERT INTO patrol_checks VALUES ($1, 107, 1, $2, $3, true, true)`, [id, `${day} 08:00+00`, passed]);

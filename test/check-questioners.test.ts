@@ -1,6 +1,7 @@
 import pg, { type PoolClient } from 'pg';
 import request from 'supertest';
 import { useFixtureAndDemo } from './support/app';
+import { rolledBack } from './support/rolled-back';
 import { databaseUrl, testDatabases } from './support/databases';
 
 // patrol_check_questioners keeps each check's Questioner array, written by triggers (migration 004)
@@ -13,16 +14,7 @@ const drift = `SELECT count(*)::int AS n
   FULL JOIN patrol_check_questioner_docs d ON d.check_id = s.check_id
  WHERE s.doc::text IS DISTINCT FROM d.doc::text`;
 
-async function inTransaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
-  const client = await apps.fixture.pool.connect();
-  try {
-    await client.query('BEGIN');
-    await work(client);
-  } finally {
-    await client.query('ROLLBACK');
-    client.release();
-  }
-}
+const inTransaction = (work: (client: PoolClient) => Promise<void>) => rolledBack(apps.fixture.pool, work);
 
 const stored = async (client: PoolClient, checkId: number) =>
   (await client.query('SELECT doc FROM patrol_check_questioners WHERE check_id = $1', [checkId])).rows[0]?.doc;

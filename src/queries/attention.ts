@@ -190,22 +190,19 @@ function uncheckedCore(q: AttentionQuery) {
       .select('g.rider_id', 'g.check_id', 'g.from_at', 'r.name', 'r.company_id'),
     q,
   );
-  const heldThen = sql('assignments as a')
-    .whereRaw('a.rider_id = g.rider_id')
-    .whereRaw(...heldAtEnd(q))
-    .select(sql.raw('1'))
-    .limit(1);
+  const heldThen = heldBy(q, 'g.rider_id').select(sql.raw('1')).limit(1);
   return sql
     .withMaterialized('g', gaps)
     .from('g')
     .joinRaw('CROSS JOIN LATERAL (?) AS h', [heldThen as unknown as Knex.Raw]);
 }
 
-/** Assignments of rider r held at the end of the as-of day. */
-const heldBy = (q: AttentionQuery) =>
-  sql('assignments as a')
-    .whereRaw('a.rider_id = r.id')
+/** Assignments of the rider (r.id, or another column) held at the end of the as-of day. */
+function heldBy(q: AttentionQuery, rider = 'r.id') {
+  return sql('assignments as a')
+    .whereRaw(`a.rider_id = ${rider}`)
     .whereRaw(...heldAtEnd(q));
+}
 
 /** Riders holding equipment at the end of the as-of day with no patrol check in the `uncheckedDays` before it. */
 export function unchecked(q: AttentionQuery) {
