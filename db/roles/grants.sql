@@ -7,3 +7,5 @@ GRANT SELECT, UPDATE (last_used_at) ON access.api_tokens TO rider_equipment_app;
 GRANT SELECT ON access.supervisors TO rider_equipment_app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON access.sessions TO rider_equipment_app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON access.rate_limits TO rider_equipment_app;
+-- Supervisors' notes on "Needs attention": recorded and undone, never deleted.
+GRANT SELECT, INSERT, UPDATE (undone_by, undone_at) ON access.attention_handled TO rider_equipment_app;
