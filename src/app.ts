@@ -1,6 +1,6 @@
 import path from 'node:path';
 import compression from 'compression';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import morgan from 'morgan';
 import type { Config } from './config';
 import type { Pool } from './db/pool';
@@ -122,11 +122,13 @@ export function createApp({
   app.use('/docs', createDocsRouter());
   // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.
   app.use(links.assets, express.static(path.join(projectRoot, 'public/admin'), { index: false, maxAge: '1h' }));
+  let handling: { primary: Pool; protect: RequestHandler } | undefined;
   if (access) {
     // Supervisors sign in; an API token does not open these pages, nor a session the API. Sessions
-    // live on the primary, read and written on the admin pages' connections.
+    // live on the primary, read and written on the admin pages' connections, as are their notes.
     const signIn = createSignIn({ pool: adminPool ?? pool, config, log });
     app.use(ADMIN, signIn.sessions, signIn.router, signIn.requireSupervisor);
+    handling = { primary: adminPool ?? pool, protect: signIn.protect };
   }
   app.use(
     ADMIN,
@@ -137,7 +139,10 @@ export function createApp({
       attention: config.attention,
     }),
   );
-  app.use(ADMIN, createAdminRouter({ pool: reads.admin, streamPool: reads.streams, streamLimit, log, attention: config.attention }));
+  app.use(
+    ADMIN,
+    createAdminRouter({ pool: reads.admin, streamPool: reads.streams, streamLimit, log, attention: config.attention, handling }),
+  );
 
   app.use((req) => {
     throw new HttpError(404, `Nothing is served at ${req.path}.`);

@@ -49,6 +49,16 @@ export interface ListColumn {
   auto?: boolean;
   /** A column of the table only, or of the CSV only (ids the table shows as links, say). */
   only?: 'table' | 'csv';
+  /** A form the row's cell holds ("Mark handled"): where it posts, the row's subject, whom it is about. */
+  action?: (row: Row) => RowAction | undefined;
+}
+
+export interface RowAction {
+  /** Unique on the page: the form's fields are named by it. */
+  key: string;
+  url: string;
+  subject: string;
+  about: string;
 }
 
 export interface ListResource {
@@ -77,7 +87,10 @@ export interface ListResource {
   keys?: (values: Values) => Knex.QueryBuilder;
   columns: (builder: Knex.QueryBuilder, values: Values) => Knex.QueryBuilder;
   table: ListColumn[];
-  csvName: string;
+  /** The CSV's file name without `.csv`: a name the day is added to, or one made from the filters. */
+  csvName: string | ((values: Values) => string);
+  /** Totals are counted up to this (the deps' countCap when not given). */
+  countCap?: number;
 }
 
 export const cellText = (column: ListColumn, row: Row): string => {
@@ -117,8 +130,9 @@ export interface ListDeps {
 /** The HTML page and the CSV download of one list, both from the resource's one builder. */
 export function listHandlers(
   resource: ListResource,
-  { pool, streamPool, streamLimit, choices, tabs, countCap = DEFAULT_COUNT_CAP }: ListDeps,
+  { pool, streamPool, streamLimit, choices, tabs, countCap: listCap = DEFAULT_COUNT_CAP }: ListDeps,
 ) {
+  const countCap = resource.countCap ?? listCap;
   const equipmentTabs = tabs.filter((tab) => tab.section === resource.section);
   const params = { ...resource.filters, ...listParams(Object.keys(resource.sorts)) };
   const validate = queryValidator(params);
@@ -357,6 +371,7 @@ export function listHandlers(
         href: column.href?.(row),
         badge: column.badge?.(row),
         items: column.items?.(row),
+        action: column.action?.(row),
         numeric: column.numeric,
         nowrap: column.nowrap,
         auto: column.auto,
@@ -385,6 +400,7 @@ export function listHandlers(
     await render(res, 'list', {
       title: resource.title,
       section: resource.section,
+      back: req.originalUrl,
       resource,
       equipmentTabs,
       form: form(raw, loaded),
@@ -404,10 +420,11 @@ export function listHandlers(
     const { sort, dir } = sortOf(values);
     const query = orderAll(resource.columns(resource.filtered(values), values), resource.sorts[sort], dir, resource.tieBreak);
     const day = new Date().toISOString().slice(0, 10);
+    const filename = typeof resource.csvName === 'string' ? `${resource.csvName}-${day}` : resource.csvName(values);
     const { key, what } = sessionKey(req);
     await streamLimit.run(key, what, () =>
       streamCsv(streamPool, toNative(query), res, {
-        filename: `${resource.csvName}-${day}.csv`,
+        filename: `${filename}.csv`,
         columns: resource.table
           .filter((column) => column.only !== 'table')
           .map((column) => ({ label: column.label, text: (row: Row) => cellText(column, row) })),

@@ -1,8 +1,9 @@
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import type { Reader } from '../db/pool';
 import { StreamLimit } from '../http/stream-limit';
 import { checkHandler } from './check-page';
-import { attentionHandlers } from './attention';
+import { attentionHandlers, ruleListResources } from './attention';
+import { handlingRouter } from './handling';
 import { DEFAULT_ATTENTION, type AttentionSettings } from '../config';
 import { choiceSource, riderLookupHandler } from './choices';
 import { adminErrorHandler, notFound, type Logger } from '../html/errors';
@@ -24,11 +25,17 @@ export interface AdminDeps {
   attention?: AttentionSettings;
   /** Lists count their totals up to this, then say "more than" (DEFAULT_COUNT_CAP when not given). */
   listCountCap?: number;
+  /**
+   * Where supervisors' notes on "Needs attention" are written (the primary) and the sign-in's CSRF
+   * check for their forms; without it the rows can be read but not marked handled.
+   */
+  handling?: { primary: Reader; protect: RequestHandler };
 }
 
 /**
  * The supervisors' HTML pages, mounted at /admin. One router, so a sign-in middleware can be put in
- * front of all of it. Every page is a GET whose filters live in the URL.
+ * front of all of it. Every page is a GET whose filters live in the URL; the one thing written is the
+ * supervisors' own notes on "Needs attention" (POST, with the sign-in's CSRF token).
  */
 export function createAdminRouter({
   pool,
@@ -37,6 +44,7 @@ export function createAdminRouter({
   log = console.error,
   attention = DEFAULT_ATTENTION,
   listCountCap,
+  handling,
 }: AdminDeps): Router {
   const router = express.Router();
   const choices = choiceSource(pool);
@@ -44,8 +52,9 @@ export function createAdminRouter({
   router.get('/', homeHandler(pool, attention));
   const attend = attentionHandlers({ pool, streamPool, streamLimit, settings: attention });
   router.get('/attention', attend.page);
-  router.get('/attention/:rule.csv', attend.csv);
-  for (const resource of allLists) {
+  router.get('/attention/losses.csv', attend.lossesCsv);
+  router.use(handlingRouter({ pool, primary: handling?.primary ?? pool, protect: handling?.protect, settings: attention }));
+  for (const resource of [...allLists, ...ruleListResources(attention)]) {
     const handlers = listHandlers(resource, { pool, streamPool, streamLimit, choices, tabs: equipmentTabs, countCap: listCountCap });
     router.get(resource.path, handlers.page);
     router.get(`${resource.path}.csv`, handlers.csv);

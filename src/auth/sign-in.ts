@@ -10,6 +10,7 @@ import { rateLimitStores } from './rate-limit-store';
 import { authenticate, stillActive, type Supervisor } from './supervisors';
 import { ADMIN, links } from '../html/links';
 import { renderView } from '../html/render';
+import { HttpError } from '../http/errors';
 
 declare module 'express-session' {
   interface SessionData {
@@ -25,6 +26,8 @@ export interface SignIn {
   router: Router;
   /** Lets only a signed-in supervisor through; sets res.locals.supervisor and res.locals.csrfToken. */
   requireSupervisor: RequestHandler;
+  /** Refuses a form posted without the session's CSRF token (403, the admin's error page). */
+  protect: RequestHandler;
 }
 
 /** Only a path of this site, so a crafted sign-in link cannot send the supervisor elsewhere. */
@@ -120,5 +123,15 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
     next();
   };
 
-  return { sessions, router, requireSupervisor };
+  // For the admin's own forms: a bad token is a 403 the admin's error handler draws.
+  const protect: RequestHandler = (req, res, next) =>
+    csrfSynchronisedProtection(req, res, (error?: unknown) =>
+      next(
+        error && (error as { code?: string }).code === 'EBADCSRFTOKEN'
+          ? new HttpError(403, 'The form had expired or did not come from this site. Go back, reload the page and try again.')
+          : error,
+      ),
+    );
+
+  return { sessions, router, requireSupervisor, protect };
 }

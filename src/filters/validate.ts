@@ -6,7 +6,8 @@ const DIGITS = /^[0-9]+$/;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const BOOLEAN = /^(1|0|true|false)$/i;
 
-function isRealDay(value: string): boolean {
+/** A calendar day written YYYY-MM-DD that exists (no 2025-02-30). */
+export function isRealDay(value: string): boolean {
   const match = DAY.exec(value);
   if (!match) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];

@@ -14,6 +14,12 @@ export const links = {
   home: (query: Query = {}) => href(ADMIN, query),
   attention: (query: Query = {}) => href(`${ADMIN}/attention`, query),
   attentionCsv: (rule: string, query: Query = {}) => href(`${ADMIN}/attention/${rule}.csv`, query),
+  /** One rule's rows as a list, paged and sortable. */
+  attentionRule: (rule: string, query: Query = {}) => href(`${ADMIN}/attention/${rule}`, query),
+  /** One rule's handled rows (GET), and where a row is marked handled (POST). */
+  attentionHandled: (rule: string, query: Query = {}) => href(`${ADMIN}/attention/${rule}/handled`, query),
+  /** Where a handling is undone (POST). */
+  attentionUndo: (id: string | number) => `${ADMIN}/attention/handled/${id}/undo`,
   checks: list('/checks'),
   check: (id: string | number) => `${ADMIN}/checks/${id}`,
   assignments: list('/equipment/assignments'),

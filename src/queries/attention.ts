@@ -97,7 +97,11 @@ function earlierNote(builder: Knex.QueryBuilder, rule: RuleName, subject: string
  * are: each rider's open gap (no check since), from an index in the order of its check, and the gaps
  * closed by a check after the day (none for today), from the index of when they closed or the GiST one.
  */
-function gapsAtEnd(q: AttentionQuery, open: (o: Knex.QueryBuilder) => Knex.QueryBuilder, closed: (o: Knex.QueryBuilder) => Knex.QueryBuilder) {
+function gapsAtEnd(
+  q: AttentionQuery,
+  open: (o: Knex.QueryBuilder) => Knex.QueryBuilder,
+  closed: (o: Knex.QueryBuilder) => Knex.QueryBuilder,
+) {
   const gap = (builder: Knex.QueryBuilder) => builder.select('o.rider_id', 'o.check_id', 'o.from_at', 'o.streak', 'o.streak_start');
   return sql
     .unionAll(
@@ -296,7 +300,10 @@ function uncheckedCore(q: AttentionQuery) {
 }
 
 function uncheckedColumns(builder: Knex.QueryBuilder, q: AttentionQuery) {
-  const heldCount = sql('assignments as a').whereRaw('a.rider_id = g.rider_id').whereRaw(...heldAtEnd(q)).count();
+  const heldCount = sql('assignments as a')
+    .whereRaw('a.rider_id = g.rider_id')
+    .whereRaw(...heldAtEnd(q))
+    .count();
   return builder.select(
     'g.rider_id',
     'r.name as rider_name',
@@ -366,7 +373,10 @@ export const ruleLists: Record<RiderRuleName, RuleList> = {
 export function riderEvidence(rule: RiderRuleName, riderId: string, q: Omit<AttentionQuery, 'riderIds' | 'hideHandled'>) {
   const list = ruleLists[rule];
   const evidence = rule === 'overdue-items' ? 'k.eligible_at' : 'g.from_at';
-  return list.core({ ...q, riderIds: [riderId] }).select(sql.raw(`max(${evidence}) AS evidence_at`)).havingRaw('count(*) > 0');
+  return list
+    .core({ ...q, riderIds: [riderId] })
+    .select(sql.raw(`max(${evidence}) AS evidence_at`))
+    .havingRaw('count(*) > 0');
 }
 
 export const rules: Record<RuleName, (q: AttentionQuery) => Knex.QueryBuilder> = {

@@ -14,6 +14,8 @@ export function testDatabases() {
     largeCopy: `rider_equipment_test_large_copy_${run}`,
     /** A copy of FIXTURE with rows made for each "Needs attention" rule (test/attention.test.ts adds them). */
     attention: `rider_equipment_test_attention_${run}`,
+    /** A copy of FIXTURE where supervisors mark rows of "Needs attention" handled (test/attention-handling.test.ts). */
+    handling: `rider_equipment_test_handling_${run}`,
   };
 }
 

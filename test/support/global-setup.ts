@@ -52,6 +52,8 @@ export default async function globalSetup(): Promise<void> {
   await withClient(adminUrl, async (admin) => {
     await admin.query(`DROP DATABASE IF EXISTS "${testDatabases().attention}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${testDatabases().attention}" TEMPLATE "${testDatabases().fixture}"`);
+    await admin.query(`DROP DATABASE IF EXISTS "${testDatabases().handling}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${testDatabases().handling}" TEMPLATE "${testDatabases().fixture}"`);
   });
 
   const demoUrl = await createDatabase(adminUrl, testDatabases().demo);

@@ -1,0 +1,142 @@
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { body, matchedData, validationResult } from 'express-validator';
+import type { AttentionSettings } from '../config';
+import { toNative } from '../db/knex';
+import type { Reader } from '../db/pool';
+import { queryRows } from '../db/rows';
+import { MAX_BIGINT } from '../filters/define';
+import { HttpError } from '../http/errors';
+import * as attention from '../queries/attention';
+import * as handling from '../queries/handling';
+import { render } from '../html/render';
+import { scopeOf } from '../html/scope';
+import { links } from '../html/links';
+import { isRealDay } from '../filters/validate';
+import { ruleNamed } from './attention';
+
+// Marking a row of "Needs attention" handled, undoing it, and a rule's handled rows. Only a signed-in
+// supervisor writes (the session's CSRF token on every form); what is written is the service's own
+// data (access.attention_handled), on the primary. A supervisor of one 3PL handles only its riders.
+
+export interface HandlingDeps {
+  /** Reads of the pages (a replica may serve them). */
+  pool: Reader;
+  /** Where handlings are written: the primary. */
+  primary: Reader;
+  /** The CSRF check of the sign-in (absent without sign-in: then nothing can be marked). */
+  protect?: RequestHandler;
+  settings: AttentionSettings;
+}
+
+/** Only a path of the admin pages, so a crafted form cannot send the supervisor elsewhere. */
+const safeBack = (value: unknown, rule: string) =>
+  typeof value === 'string' && /^\/admin(\/[^\\]*|\?[^\\]*)?$/.test(value) && !value.startsWith('//')
+    ? value
+    : links.attention() + `#${rule}`;
+
+const isId = (value: string) => /^[0-9]{1,19}$/.test(value) && BigInt(value) <= MAX_BIGINT;
+
+const handleForm = [
+  body('subject').isString().custom(isId).withMessage('must be the ID of a listed row'),
+  body('note')
+    .isString()
+    .withMessage('is required')
+    .bail()
+    .trim()
+    .notEmpty()
+    .withMessage('is required: say what was done')
+    .isLength({ max: 2000 })
+    .withMessage('must be at most 2,000 characters'),
+  body('until')
+    .optional({ values: 'falsy' })
+    .isString()
+    .custom((v: string) => isRealDay(v))
+    .withMessage('must be a day written YYYY-MM-DD'),
+];
+
+function supervisorOf(res: Response): { id: string } {
+  const supervisor = res.locals.supervisor as { id: string } | undefined;
+  if (!supervisor) throw new HttpError(403, 'Marking rows handled needs a signed-in supervisor (sign-in is off on this server).');
+  return supervisor;
+}
+
+function ruleOf(req: Request): attention.RuleName {
+  const rule = ruleNamed(String(req.params.rule));
+  if (!rule) throw new HttpError(404, 'There is no such list of points to attend to.');
+  return rule.name;
+}
+
+export function handlingRouter({ pool, primary, protect, settings }: HandlingDeps) {
+  const router = express.Router();
+  const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 });
+  const guard: RequestHandler[] = protect
+    ? [form, protect]
+    : [
+        () => {
+          throw new HttpError(403, 'Marking rows handled needs a signed-in supervisor (sign-in is off on this server).');
+        },
+      ];
+
+  router.post('/attention/:rule/handled', ...guard, ...handleForm, async (req: Request, res: Response) => {
+    const rule = ruleOf(req);
+    const supervisor = supervisorOf(res);
+    const errors = validationResult(req);
+    if (!errors.isEmpty()) {
+      const messages = errors.array().map((e) => `${e.type === 'field' ? e.path : ''} ${e.msg}`.trim());
+      throw new HttpError(400, `The row was not marked handled: ${messages.join('; ')}.`);
+    }
+    const { subject, note, until } = matchedData(req) as { subject: string; note: string; until?: string };
+    const scope = scopeOf(res);
+    const [found] = await queryRows(primary, toNative(handling.subjectInScope(rule, subject, scope)));
+    if (!found) throw new HttpError(404, rule === 'losses' ? 'There is no such 3PL.' : 'There is no such rider.');
+    // What the rule shows for the subject now: the handling covers that evidence, and no newer.
+    const q = { asOf: null, settings, scope };
+    const evidence =
+      rule === 'losses' ? attention.lossesEvidence(subject, null) : attention.riderEvidence(rule as attention.RiderRuleName, subject, q);
+    const [written] = await queryRows(
+      primary,
+      toNative(handling.insertHandling({ rule, subjectId: subject, evidence, note, until: until || null, supervisorId: supervisor.id })),
+    );
+    if (!written) {
+      throw new HttpError(409, `${found.name} is not listed under “${ruleNamed(rule)!.title}” today: there is nothing to mark handled.`);
+    }
+    res.redirect(303, safeBack(req.body.back, rule));
+  });
+
+  router.post('/attention/handled/:id/undo', ...guard, async (req: Request, res: Response) => {
+    const supervisor = supervisorOf(res);
+    const id = String(req.params.id);
+    if (!isId(id)) throw new HttpError(404, 'There is no such handling.');
+    const [undone] = await queryRows<{ id: string; rule: string }>(
+      primary,
+      toNative(handling.undoHandling(id, supervisor.id, scopeOf(res))),
+    );
+    if (!undone) throw new HttpError(404, 'There is no such handling, or it was undone already.');
+    res.redirect(303, safeBack(req.body.back, undone.rule));
+  });
+
+  router.get('/attention/:rule/handled', async (req: Request, res: Response) => {
+    const rule = ruleNamed(String(req.params.rule));
+    if (!rule) throw new HttpError(404, 'There is no such list of points to attend to.');
+    const before = typeof req.query.before === 'string' && isId(req.query.before) ? req.query.before : undefined;
+    if (req.query.before !== undefined && !before) throw new HttpError(400, 'before must be the ID of a handling.');
+    const rows = await queryRows<Record<string, string | null>>(pool, toNative(handling.handledOfRule(rule.name, scopeOf(res), before)));
+    const shown = rows.slice(0, handling.HANDLED_PAGE);
+    const next = rows.length > handling.HANDLED_PAGE ? links.attentionHandled(rule.name, { before: String(shown.at(-1)!.id) }) : undefined;
+    await render(res, 'attention-handled', {
+      title: `Handled: ${rule.title}`,
+      section: 'attention',
+      rule,
+      rows: shown.map((row) => ({
+        ...row,
+        subjectHref: rule.name === 'losses' ? undefined : links.rider(String(row.subject_id)),
+        undoHref: links.attentionUndo(String(row.id)),
+      })),
+      next,
+      first: before ? links.attentionHandled(rule.name) : undefined,
+      back: req.originalUrl,
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,117 @@
+import type { Knex } from 'knex';
+import { sql } from '../db/knex';
+import { applyScope, type Scope } from '../filters/scope';
+import type { RuleName } from './attention';
+
+// What supervisors record when they handle a row of "Needs attention" (access.attention_handled,
+// migration 014): the service's own data, written on the primary, never the domain tables. A
+// handling's subject is a rider, or a 3PL for "losses".
+
+const day = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD')`;
+const at = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD HH24:MI')`;
+
+/** The subject of a rule's handling in the scope: a rider (r) or a 3PL (c), with its name; no row when out of scope. */
+export function subjectInScope(rule: RuleName, subjectId: string, scope: Scope) {
+  if (rule === 'losses') {
+    const builder = sql('companies as c').where('c.id', subjectId).select('c.id', 'c.name');
+    return scope.company_id ? builder.where('c.id', scope.company_id) : builder;
+  }
+  return applyScope(sql('riders as r').where('r.id', subjectId).select('r.id', 'r.name'), scope);
+}
+
+export interface NewHandling {
+  rule: RuleName;
+  subjectId: string;
+  /** One row, `evidence_at`: what the rule shows for the subject now (no row: not listed). */
+  evidence: Knex.QueryBuilder;
+  note: string;
+  until: string | null;
+  supervisorId: string;
+}
+
+/**
+ * Records a handling of what the rule shows now, in one statement (the evidence read and written
+ * in full precision, never through a JavaScript Date); no row when the subject is not listed.
+ */
+export function insertHandling(h: NewHandling) {
+  const row = sql
+    .from(h.evidence.as('e'))
+    .whereNotNull('e.evidence_at')
+    .select(
+      sql.raw('?::text', [h.rule]),
+      sql.raw('?::bigint', [h.subjectId]),
+      'e.evidence_at',
+      sql.raw('?::text', [h.note]),
+      sql.raw('?::date', [h.until]),
+      sql.raw('?::bigint', [h.supervisorId]),
+    );
+  return sql.into(sql.raw('access.attention_handled (rule, subject_id, evidence_at, note, until, handled_by)')).insert(row).returning('id');
+}
+
+/** Marks one handling undone, when it is not yet and its subject is in the scope; returns its id and rule. */
+export function undoHandling(id: string, supervisorId: string, scope: Scope) {
+  const inScope = sql('access.attention_handled as h').where('h.id', id).whereNull('h.undone_at').select('h.id');
+  if (scope.company_id) {
+    inScope.whereRaw(
+      `CASE WHEN h.rule = 'losses' THEN h.subject_id = ? ELSE EXISTS (SELECT 1 FROM riders r WHERE r.id = h.subject_id AND r.company_id = ?) END`,
+      [scope.company_id, scope.company_id],
+    );
+  }
+  return sql('access.attention_handled')
+    .whereIn('id', inScope)
+    .update({ undone_at: sql.fn.now(), undone_by: supervisorId })
+    .returning(['id', 'rule']);
+}
+
+/** Columns of a handling (h) and who did it (s, u). */
+const handlingColumns = [
+  'h.id',
+  'h.rule',
+  'h.subject_id',
+  'h.note',
+  's.username as handled_by',
+  sql.raw(`${at('h.handled_at')} AS handled_at`),
+  sql.raw(`${day('h.until')} AS until`),
+  'u.username as undone_by',
+  sql.raw(`${at('h.undone_at')} AS undone_at`),
+];
+
+function withPeople(builder: Knex.QueryBuilder) {
+  return builder
+    .join('access.supervisors as s', 's.id', 'h.handled_by')
+    .leftJoin('access.supervisors as u', 'u.id', 'h.undone_by')
+    .select(handlingColumns);
+}
+
+export const HANDLED_PAGE = 50;
+
+/**
+ * A rule's handlings not undone, newest first, in the scope, with the subject's name and 3PL: one
+ * page of HANDLED_PAGE (+1, to tell whether there is another), from before `before` (an id) if given.
+ */
+export function handledOfRule(rule: RuleName, scope: Scope, before?: string) {
+  const builder = withPeople(sql('access.attention_handled as h'))
+    .where('h.rule', rule)
+    .whereNull('h.undone_at')
+    .orderBy('h.id', 'desc')
+    .limit(HANDLED_PAGE + 1);
+  if (before) builder.where('h.id', '<', before);
+  if (rule === 'losses') {
+    builder.join('companies as c', 'c.id', 'h.subject_id').select('c.name as subject_name', 'c.name as company');
+    if (scope.company_id) builder.where('c.id', scope.company_id);
+    return builder;
+  }
+  builder
+    .join('riders as r', 'r.id', 'h.subject_id')
+    .join('companies as c', 'c.id', 'r.company_id')
+    .select('r.name as subject_name', 'c.name as company');
+  return applyScope(builder, scope);
+}
+
+/** Every handling of a rider (undone ones too), newest first: the rider page's history. */
+export function riderHistory(riderId: string) {
+  return withPeople(sql('access.attention_handled as h'))
+    .where('h.subject_id', riderId)
+    .whereNot('h.rule', 'losses')
+    .orderBy('h.id', 'desc');
+}

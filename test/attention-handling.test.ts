@@ -1,0 +1,248 @@
+// "Needs attention" as a work queue (src/admin/handling.ts, access.attention_handled): supervisors mark
+// rows handled with a note, the rows leave their list and the counts until new evidence or their
+// "until" day brings them back, Undo restores them, and a 3PL's supervisor handles only its riders.
+// On a copy of the fixture of its own, signed in for real (sessions and CSRF tokens), as of today.
+import request from 'supertest';
+import { createSupervisor } from '../src/auth/supervisors';
+import { testApp, testAppWithAuth, type TestApp } from './support/app';
+import { csrfToken, one, tableRows, textOf } from './support/html';
+
+let t: TestApp;
+let today: string;
+let tomorrow: string;
+const password = 'handling-pass-123';
+
+beforeAll(async () => {
+  t = await testAppWithAuth('handling');
+  await createSupervisor(t.pool, { username: 'lead-a', password });
+  await createSupervisor(t.pool, { username: 'lead-b', password });
+  await createSupervisor(t.pool, { username: 'swift-lead', password, company: 'Swift & Co' });
+  // Failing: rider 105 (swift & co, company 5) failed its last two checks, yesterday and the day before.
+  // Losses: Swift & Co (company 1) lost a helmet two days ago. Not checked lately: rider 107 (Swift &
+  // Co) holds a helmet since 2025 and was never checked. Rider 101's items are past their exchange day.
+  await t.pool.query(`
+    INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid) VALUES
+      (9201, 105, 1, now() - interval '2 days', true, true, false),
+      (9202, 105, 2, now() - interval '1 day', false, true, true);
+    INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type, deleted_at) VALUES
+      (1120, 107, 10, 11, '2025-01-01 09:00:00+00', 1, 0, 'assign', NULL),
+      (1121, 9007199254740993, 10, 11, '2024-09-01 09:00:00+00', 1, 0, 'assign', now() - interval '2 days'),
+      (1122, 9007199254740993, 10, 11, now() - interval '2 days', 1, 0, 'exchange', NULL);
+    INSERT INTO product_exchanges (id, old_assignment_id, new_assignment_id, exchanged_at, exchange_type, replacement_type, processed_by) VALUES
+      (7201, 1121, 1122, now() - interval '2 days', 'Lost item', 'Lost', 1);
+  `);
+  const { rows } = await t.pool.query(
+    `SELECT to_char(current_date, 'YYYY-MM-DD') AS today, to_char(current_date + 1, 'YYYY-MM-DD') AS tomorrow`,
+  );
+  ({ today, tomorrow } = rows[0]);
+});
+afterAll(() => t.close());
+
+type Agent = ReturnType<typeof request.agent>;
+const signIn = async (username: string): Promise<Agent> => {
+  const agent = request.agent(t.app);
+  const form = await agent.get('/admin/sign-in').expect(200);
+  await agent
+    .post('/admin/sign-in')
+    .type('form')
+    .send({ username, password, _csrf: csrfToken(form.text), next: '/admin' })
+    .expect(303);
+  return agent;
+};
+
+/** One rule's section of the attention page: its rows (the first cell of each) and the cells of each. */
+async function section(agent: Agent, rule: string, query = '') {
+  const html = (await agent.get(`/admin/attention${query}`).expect(200)).text;
+  const rows = tableRows(one(html, `section#${rule}`));
+  return { html, ids: rows.map((row) => row[0]), rows };
+}
+/** The rule's count on the home page. */
+async function homeCount(agent: Agent, rule: string): Promise<number> {
+  const html = (await agent.get('/admin').expect(200)).text;
+  const found = new RegExp(`href="/admin/attention#${rule}"><span class="figure">([0-9,]+)</span>`).exec(html);
+  if (!found) throw new Error(`no count of ${rule} on the home page`);
+  return Number(found[1].replace(/,/g, ''));
+}
+/** Marks a row handled from the page the agent is on, with the token that page carries. */
+async function markHandled(agent: Agent, rule: string, subject: string, note: string, until = '') {
+  const page = (await agent.get('/admin/attention').expect(200)).text;
+  return agent
+    .post(`/admin/attention/${rule}/handled`)
+    .type('form')
+    .send({ _csrf: csrfToken(page), subject, note, until, back: `/admin/attention#${rule}` });
+}
+const handledCount = async () => Number((await t.pool.query('SELECT count(*) FROM access.attention_handled')).rows[0].count);
+
+describe('marking rows handled', () => {
+  it('takes the row off its list, its own list page, its CSV and the counts; another supervisor sees the note', async () => {
+    const a = await signIn('lead-a');
+    expect((await section(a, 'failing-checks')).ids).toContain('105');
+    const before = await homeCount(a, 'failing-checks');
+
+    const res = await markHandled(a, 'failing-checks', '105', 'Called the 3PL: the sticker is on order.');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/admin/attention#failing-checks');
+
+    expect((await section(a, 'failing-checks')).ids).not.toContain('105');
+    expect(await homeCount(a, 'failing-checks')).toBe(before - 1);
+    const list = (await a.get('/admin/attention/failing-checks').expect(200)).text;
+    expect(tableRows(list).map((row) => row[0])).not.toContain('105');
+    const csv = (await a.get('/admin/attention/failing-checks.csv').expect(200)).text;
+    expect(
+      csv
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(',')[0]),
+    ).not.toContain('105');
+
+    const b = await signIn('lead-b');
+    const handled = tableRows((await b.get('/admin/attention/failing-checks/handled').expect(200)).text);
+    expect(handled).toEqual([
+      ['Lee Park (105)', 'swift & co', 'Called the 3PL: the sticker is on order.', 'lead-a', expect.any(String), '–', 'Undo: Lee Park'],
+    ]);
+  });
+
+  it('brings the row back when new evidence arrives (a newer failed check), showing the earlier note', async () => {
+    const a = await signIn('lead-a');
+    expect((await section(a, 'failing-checks')).ids).not.toContain('105');
+    await t.pool.query(`INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
+      VALUES (9203, 105, 1, now() - interval '1 hour', true, false, true)`);
+    const { rows } = await section(a, 'failing-checks');
+    const row = rows.find((r) => r[0] === '105')!;
+    expect(row).toBeDefined();
+    expect(row.at(-2)).toMatch(/^Called the 3PL: the sticker is on order\. \(lead-a, \d{4}-\d\d-\d\d\)$/);
+  });
+
+  it('Undo puts a handled row back at once, and it leaves the handled view', async () => {
+    const a = await signIn('lead-a');
+    expect((await markHandled(a, 'failing-checks', '105', 'Second note')).status).toBe(303);
+    expect((await section(a, 'failing-checks')).ids).not.toContain('105');
+    const view = (await a.get('/admin/attention/failing-checks/handled').expect(200)).text;
+    const form = one(view, 'form[action$="/undo"]');
+    const res = await a
+      .post(form.getAttribute('action')!)
+      .type('form')
+      .send({ _csrf: csrfToken(view), back: '/admin/attention/failing-checks/handled' })
+      .expect(303);
+    expect(res.headers.location).toBe('/admin/attention/failing-checks/handled');
+    expect((await section(a, 'failing-checks')).ids).toContain('105');
+    const after = tableRows((await a.get('/admin/attention/failing-checks/handled').expect(200)).text);
+    expect(after.map((row) => row[2])).not.toContain('Second note');
+    // Undone, not deleted: the history keeps who undid it.
+    const { rows } = await t.pool.query(
+      `SELECT h.note, u.username FROM access.attention_handled h JOIN access.supervisors u ON u.id = h.undone_by WHERE h.note = 'Second note'`,
+    );
+    expect(rows).toEqual([{ note: 'Second note', username: 'lead-a' }]);
+  });
+
+  it('keeps a row off until its "until" day has passed', async () => {
+    const a = await signIn('lead-a');
+    expect((await section(a, 'unchecked')).ids).toContain('107');
+    expect((await markHandled(a, 'unchecked', '107', 'Patrol booked for tomorrow', today)).status).toBe(303);
+    expect((await section(a, 'unchecked')).ids).not.toContain('107');
+    const { rows } = await section(a, 'unchecked', `?as_of=${tomorrow}`);
+    const row = rows.find((r) => r[0] === '107')!;
+    expect(row.at(-2)).toBe(`Patrol booked for tomorrow (lead-a, ${today}, until ${today})`);
+  });
+
+  it('an item that passes its exchange day after the note brings the rider back', async () => {
+    const a = await signIn('lead-a');
+    const overdue = async () => (await section(a, 'overdue-items')).rows.filter((r) => r[0] === '101').map((r) => r[3]);
+    expect(await overdue()).not.toEqual([]);
+    expect((await markHandled(a, 'overdue-items', '101', 'Exchange booked')).status).toBe(303);
+    expect(await overdue()).toEqual([]);
+    // A helmet (180 days) assigned 181 days ago: its exchange day was yesterday.
+    await t.pool
+      .query(`INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type, deleted_at)
+      VALUES (1130, 101, 10, 12, now() - interval '182 days', 1, 0, 'assign', NULL)`);
+    expect(await overdue()).toEqual(['Helmet / L']);
+  });
+
+  it('handles a 3PL of the losses rule until a newer Lost or Accident exchange', async () => {
+    const a = await signIn('lead-a');
+    const losses = async () => (await section(a, 'losses')).ids;
+    expect(await losses()).toContain('Swift & Co');
+    expect((await markHandled(a, 'losses', '1', 'Asked Swift & Co for the police reports')).status).toBe(303);
+    expect(await losses()).not.toContain('Swift & Co');
+    await t.pool.query(`
+      INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type, deleted_at) VALUES
+        (1140, 101, 20, 21, now() - interval '10 days', 1, 0, 'assign', now()),
+        (1141, 101, 20, 21, now(), 1, 0, 'exchange', NULL);
+      INSERT INTO product_exchanges (id, old_assignment_id, new_assignment_id, exchanged_at, exchange_type, replacement_type, processed_by)
+        VALUES (7202, 1140, 1141, now(), 'Accident', 'Accident', 1);`);
+    expect(await losses()).toContain('Swift & Co');
+  });
+});
+
+describe('what is refused', () => {
+  it('refuses a form without the session’s token, and a note left empty; writes nothing', async () => {
+    const a = await signIn('lead-a');
+    const before = await handledCount();
+    await a.post('/admin/attention/unchecked/handled').type('form').send({ subject: '101', note: 'x' }).expect(403);
+    await a.post('/admin/attention/unchecked/handled').type('form').send({ _csrf: 'forged', subject: '101', note: 'x' }).expect(403);
+    const page = (await a.get('/admin/attention').expect(200)).text;
+    const blank = await a
+      .post('/admin/attention/unchecked/handled')
+      .type('form')
+      .send({ _csrf: csrfToken(page), subject: '101', note: '   ' });
+    expect(blank.status).toBe(400);
+    expect(textOf(one(blank.text, 'main'))).toContain('note is required');
+    const badDay = await a
+      .post('/admin/attention/unchecked/handled')
+      .type('form')
+      .send({ _csrf: csrfToken(page), subject: '101', note: 'x', until: '2025-02-30' });
+    expect(badDay.status).toBe(400);
+    await a
+      .post('/admin/attention/nothing/handled')
+      .type('form')
+      .send({ _csrf: csrfToken(page), subject: '101', note: 'x' })
+      .expect(404);
+    // Rider 103 holds nothing: not listed as unchecked, so there is nothing to mark.
+    await a
+      .post('/admin/attention/unchecked/handled')
+      .type('form')
+      .send({ _csrf: csrfToken(page), subject: '103', note: 'x' })
+      .expect(409);
+    expect(await handledCount()).toBe(before);
+  });
+
+  it('a supervisor of one 3PL sees and handles only its riders', async () => {
+    const scoped = await signIn('swift-lead');
+    const page = (await scoped.get('/admin/attention').expect(200)).text;
+    // 105 is of "swift & co" (another 3PL, company 5): not found, whatever the form says.
+    await scoped
+      .post('/admin/attention/failing-checks/handled')
+      .type('form')
+      .send({ _csrf: csrfToken(page), subject: '105', note: 'x' })
+      .expect(404);
+    await scoped
+      .post('/admin/attention/losses/handled')
+      .type('form')
+      .send({ _csrf: csrfToken(page), subject: '2', note: 'x' })
+      .expect(404);
+    // lead-a's notes on 101 (Swift & Co) show; those on 105 do not, and cannot be undone from here.
+    const overdue = tableRows((await scoped.get('/admin/attention/overdue-items/handled').expect(200)).text);
+    expect(overdue.map((row) => row[0])).toEqual(['Ahmed Khan (101)']);
+    expect(tableRows((await scoped.get('/admin/attention/failing-checks/handled').expect(200)).text)).toEqual([]);
+    const { rows } = await t.pool.query(`SELECT id FROM access.attention_handled WHERE subject_id = 105 AND undone_at IS NULL`);
+    expect(rows.length).toBeGreaterThan(0);
+    await scoped
+      .post(`/admin/attention/handled/${rows[0].id}/undo`)
+      .type('form')
+      .send({ _csrf: csrfToken(page) })
+      .expect(404);
+    // Its own rows it handles.
+    expect((await markHandled(scoped, 'unchecked', '9007199254740993', 'Checked by phone')).status).toBe(303);
+  });
+
+  it('without sign-in the queue is read-only', async () => {
+    const open = testApp('handling');
+    try {
+      const html = (await request(open.app).get('/admin/attention').expect(200)).text;
+      expect(html).toContain('Sign in to mark handled');
+      await request(open.app).post('/admin/attention/unchecked/handled').type('form').send({ subject: '101', note: 'x' }).expect(403);
+    } finally {
+      await open.close();
+    }
+  });
+});
