@@ -59,6 +59,21 @@ describe('the service as a read-only database role', () => {
       await expect(pool.query("UPDATE riders SET name = 'x' WHERE id = 101")).rejects.toThrow(/permission denied/);
       await expect(pool.query('DELETE FROM patrol_checks')).rejects.toThrow(/permission denied/);
       await expect(pool.query('UPDATE access.api_tokens SET revoked_at = NULL')).rejects.toThrow(/permission denied/);
+      // Its own data: supervisors' notes on "Needs attention" are recorded and undone, never deleted or rewritten.
+      const { rows } = await owner.query(
+        `INSERT INTO access.supervisors (username, password_hash) VALUES ('role-test-${process.env.TEST_RUN_ID}', 'x') RETURNING id`,
+      );
+      const [{ id }] = (
+        await pool.query(
+          `INSERT INTO access.attention_handled (rule, subject_id, evidence_at, note, handled_by) VALUES ('unchecked', 0, now(), 'n', $1) RETURNING id`,
+          [rows[0].id],
+        )
+      ).rows;
+      await pool.query('UPDATE access.attention_handled SET undone_at = now(), undone_by = $1 WHERE id = $2', [rows[0].id, id]);
+      await expect(pool.query("UPDATE access.attention_handled SET note = 'changed'")).rejects.toThrow(/permission denied/);
+      await expect(pool.query('DELETE FROM access.attention_handled')).rejects.toThrow(/permission denied/);
+      await owner.query('DELETE FROM access.attention_handled WHERE id = $1', [id]);
+      await owner.query('DELETE FROM access.supervisors WHERE id = $1', [rows[0].id]);
     } finally {
       tokens.stop();
       await Promise.all([pool.end(), streamPool.end()]);
