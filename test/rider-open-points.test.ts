@@ -1,12 +1,12 @@
 import express from 'express';
-import type pg from 'pg';
+import pg from 'pg';
 import request from 'supertest';
 import { createAdminRouter } from '../src/admin/router';
-import { DEFAULT_ATTENTION } from '../src/config';
+import { DEFAULT_ATTENTION, loadConfig } from '../src/config';
 import type { Reader } from '../src/db/pool';
 import { requestId } from '../src/http/request-id';
 import { createReportsRouter } from '../src/reports/router';
-import { testApp, type TestApp } from './support/app';
+import { databaseUrl, testDatabases } from './support/databases';
 import { one, tableRows, textOf } from './support/html';
 
 // The rider's page says why "Needs attention" lists the rider: the open points of the printable report,
@@ -14,13 +14,12 @@ import { one, tableRows, textOf } from './support/html';
 // on the demo data (which ends on a fixed day) riders with each kind of point are found by SQL as of
 // today; a Lost exchange of yesterday and a rider with nothing at all are added in a transaction that
 // the pages read through and that is rolled back at the end.
-let t: TestApp;
-let client: pg.PoolClient;
+let client: pg.Client;
 let app: express.Express;
 const riders: Record<'failing' | 'overdue' | 'unchecked' | 'loss' | 'none', string> = {} as never;
 
 /** The transaction's one connection as a pool: the pages' statements take it in turn. */
-function inTransaction(connection: pg.PoolClient): Reader {
+function inTransaction(connection: pg.Client): Reader {
   let turn = Promise.resolve();
   return {
     acquire: () =>
@@ -35,7 +34,7 @@ function inTransaction(connection: pg.PoolClient): Reader {
                     const value = Reflect.get(target, key, target);
                     return typeof value === 'function' ? value.bind(target) : value;
                   },
-                }),
+                }) as pg.PoolClient,
               ),
             ),
         );
@@ -50,8 +49,14 @@ const first = async (sql: string, params: unknown[] = []) => {
 };
 
 beforeAll(async () => {
-  t = testApp('demo');
-  client = await t.pool.connect();
+  // A connection of its own, named apart from the service's (test/api-streaming.test.ts counts those
+  // that are not idle on this database), in the service's time zone.
+  client = new pg.Client({
+    connectionString: databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().demo),
+    application_name: 'test-rider-open-points',
+    options: `-c TimeZone=${loadConfig({ NODE_ENV: 'test' }).timeZone}`,
+  });
+  await client.connect();
   await client.query('BEGIN');
   const { failedChecks, uncheckedDays } = DEFAULT_ATTENTION;
   // The last `failedChecks` checks each failed a validation.
@@ -111,8 +116,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await client?.query('ROLLBACK');
-  client?.release();
-  await t.close();
+  await client?.end();
 });
 
 /** The open points a page lists, as read. */
