@@ -16,9 +16,9 @@ describe('CSV downloads on the fixture', () => {
     expect(res.headers['content-disposition']).toBe(`attachment; filename="patrol-checks-${today()}.csv"`);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.text).toBe(
-      `${BOM}Check,Checked at,Rider ID,Rider,3PL,Patroller ID,Patroller,ID,Plate,Sticker,Score,Items\n` +
-        '9002,2024-05-31 23:59:59,102,Sara Ali,100%_Express,2,Patroller Two,Failed,Passed,Failed,-3,0\n' +
-        '9004,2024-04-30 23:59:59,9007199254740993,Big Id Rider,Swift & Co,9007199254740995,Patroller Big,Failed,Failed,Failed,,0\n',
+      `${BOM}Check,Checked at,Rider ID,Rider,3PL,Patroller ID,Patroller,Result,ID,Plate,Sticker,Score,Items\n` +
+        '9002,2024-05-31 23:59:59,102,Sara Ali,100%_Express,2,Patroller Two,"Failed: ID, sticker",Failed,Passed,Failed,-3,0\n' +
+        '9004,2024-04-30 23:59:59,9007199254740993,Big Id Rider,Swift & Co,9007199254740995,Patroller Big,"Failed: ID, plate, sticker",Failed,Failed,Failed,,0\n',
     );
   });
 

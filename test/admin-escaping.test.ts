@@ -134,7 +134,7 @@ describe('data that holds markup', () => {
   it('keeps the CSV as data: the name as written, quoted by the CSV rules only', async () => {
     const csv = (await request(app).get('/admin/checks.csv').expect(200)).text.split('\n');
     expect(csv[1]).toBe(
-      '1,2024-05-02 10:00:00,1,<script>alert(1)</script>,<b>Evil & Co</b>,1,<img src=x onerror=alert(2)>,Failed,Passed,Passed,1,1',
+      '1,2024-05-02 10:00:00,1,<script>alert(1)</script>,<b>Evil & Co</b>,1,<img src=x onerror=alert(2)>,Failed: ID,Failed,Passed,Passed,1,1',
     );
   });
 });

@@ -23,9 +23,51 @@ describe('patrol checks list', () => {
   it('lists every check, newest first, with its rider, 3PL, patroller and results', async () => {
     const html = await page('/admin/checks');
     expect(rows(html)).toEqual([
-      ['9003', '2024-06-01 00:00:00', '104', 'محمد علي', 'توصيل سريع', '1', 'Patroller One', 'Passed', 'Failed', 'Passed', '1', '1'],
-      ['9002', '2024-05-31 23:59:59', '102', 'Sara Ali', '100%_Express', '2', 'Patroller Two', 'Failed', 'Passed', 'Failed', '-3', '0'],
-      ['9001', '2024-05-01 00:00:00', '101', 'Ahmed Khan', 'Swift & Co', '1', 'Patroller One', 'Passed', 'Passed', 'Passed', '0', '2'],
+      [
+        '9003',
+        '2024-06-01 00:00:00',
+        '104',
+        'محمد علي',
+        'توصيل سريع',
+        '1',
+        'Patroller One',
+        'Failed: plate',
+        'Passed',
+        'Failed',
+        'Passed',
+        '1',
+        '1',
+      ],
+      [
+        '9002',
+        '2024-05-31 23:59:59',
+        '102',
+        'Sara Ali',
+        '100%_Express',
+        '2',
+        'Patroller Two',
+        'Failed: ID, sticker',
+        'Failed',
+        'Passed',
+        'Failed',
+        '-3',
+        '0',
+      ],
+      [
+        '9001',
+        '2024-05-01 00:00:00',
+        '101',
+        'Ahmed Khan',
+        'Swift & Co',
+        '1',
+        'Patroller One',
+        'Passed',
+        'Passed',
+        'Passed',
+        'Passed',
+        '0',
+        '2',
+      ],
       [
         '9004',
         '2024-04-30 23:59:59',
@@ -34,6 +76,7 @@ describe('patrol checks list', () => {
         'Swift & Co',
         '9007199254740995',
         'Patroller Big',
+        'Failed: ID, plate, sticker',
         'Failed',
         'Failed',
         'Failed',
@@ -341,8 +384,13 @@ describe('home', () => {
     const html = await page('/admin?as_of=2024-06-01');
     expect(text(html)).toContain('2 checks in the last 7 days 0% passed');
     const rates = rows(html.slice(html.indexOf('Pass rate by 3PL')));
-    expect(rates.map((row) => row.join(' | '))).toEqual(['1 0% | 1 0% | 0%', '1 0% | 1 0% | 0%']);
-    expect(text(html)).toContain('3PL 7 days 30 days 30-day pass rate 100%_Express 1 0% 1 0% 0% توصيل سريع 1 0% 1 0% 0%');
+    expect(rates.map((row) => row.join(' | '))).toEqual([
+      '1 0% · 1 failed | 1 0% · 1 failed | 0%',
+      '1 0% · 1 failed | 1 0% · 1 failed | 0%',
+    ]);
+    expect(text(html)).toContain(
+      '3PL 7 days 30 days 30-day pass rate 100%_Express 1 0% · 1 failed 1 0% · 1 failed 0% توصيل سريع 1 0% · 1 failed 1 0% · 1 failed 0%',
+    );
     // The 30 days to 2024-05-30 start on 05-01, so 9001 at 00:00:00 that day is in, and passes.
     expect(text(await page('/admin?as_of=2024-05-30'))).toContain('1 check in the last 30 days 100% passed');
   });
@@ -359,7 +407,7 @@ describe('home', () => {
 
   it('draws its charts as inline SVG, and points at the newest data when the windows are empty', async () => {
     const html = await page('/admin');
-    expect(html).toMatch(/<svg viewBox="0 0 300 100" preserveAspectRatio="none" role="img"/);
+    expect(html).toMatch(/<svg viewBox="0 0 300 100" preserveAspectRatio="none" role="group" aria-labelledby="days-caption"/);
     expect(html).toContain('<a href="/admin?as_of=2024-06-01">See the figures as of 2024-06-01</a>');
   });
 });

@@ -53,6 +53,9 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
 
     const sum = (key: keyof Rates) => rates.reduce((n, row) => n + Number(row[key]), 0);
     const checksHref = (from: string, company?: string) => links.checks({ check_date_from: from, check_date_to: to, '3pl': company ?? '' });
+    // The figures about failures and pass rates lead to the failed checks they count.
+    const failedHref = (from: string, until: string, company?: string) =>
+      links.checks({ check_date_from: from, check_date_to: until, '3pl': company ?? '', result: 'failed' });
     const figures = {
       to,
       from7,
@@ -63,6 +66,8 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
       passed30: sum('passed_30'),
       checks7Href: checksHref(from7),
       checks30Href: checksHref(from30),
+      failed7Href: failedHref(from7, to),
+      failed30Href: failedHref(from30, to),
       ridersHolding: Number(holding.riders_holding),
       itemsHeld: Number(holding.items_held),
       riders: Number(holding.riders),
@@ -75,6 +80,8 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
       passed30: Number(row.passed_30),
       href7: checksHref(from7, row.company),
       href30: checksHref(from30, row.company),
+      failed7Href: failedHref(from7, to, row.company),
+      failed30Href: failedHref(from30, to, row.company),
     }));
     const rateBars = barRows(
       rateRows.map((row) => ({
@@ -87,7 +94,11 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
       1,
     );
     const counts = new Map(perDay.map((row) => [row.day, { checks: Number(row.checks), passed: Number(row.passed) }]));
-    const days = dayChart(daysBetween(from30, to), counts);
+    const chart = dayChart(daysBetween(from30, to), counts);
+    const days = {
+      ...chart,
+      columns: chart.columns.map((c) => ({ ...c, failedHref: c.checks > c.passed ? failedHref(c.day, c.day) : undefined })),
+    };
     const productBars = barRows(
       byProduct.map((row) => ({
         label: row.product_name,

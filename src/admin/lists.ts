@@ -20,6 +20,19 @@ const passFail = (key: string, label: string): ListColumn => ({
   text: (row) => (row[key] ? 'Passed' : 'Failed'),
   badge: (row) => (row[key] ? 'pass' : 'fail'),
 });
+/** A check's result: Passed, or Failed with the validations that failed ("Failed: ID, plate"). */
+const VALIDATIONS = [
+  ['id_valid', 'ID'],
+  ['plate_valid', 'plate'],
+  ['sticker_valid', 'sticker'],
+] as const;
+const failedOf = (row: Row) => VALIDATIONS.filter(([key]) => !row[key]).map(([, label]) => label);
+const result: ListColumn = {
+  key: 'result',
+  label: 'Result',
+  text: (row) => (failedOf(row).length ? `Failed: ${failedOf(row).join(', ')}` : 'Passed'),
+  badge: (row) => (failedOf(row).length ? 'fail' : 'pass'),
+};
 const item =
   (prefix = '') =>
   (row: Row) =>
@@ -58,6 +71,7 @@ export const checks: ListResource = {
     company,
     { key: 'patroller_id', label: 'Patroller ID', sort: 'tpatroller_id', numeric: true },
     { key: 'patroller_name', label: 'Patroller', auto: true },
+    result,
     passFail('id_valid', 'ID'),
     passFail('plate_valid', 'Plate'),
     passFail('sticker_valid', 'Sticker'),

@@ -20,6 +20,8 @@ import type { Row } from './stream-csv';
 import { stringQuery } from '../html/urls';
 import { links } from '../html/links';
 import { validateOrRedraw } from '../html/validate-or-redraw';
+import { openPointsOf } from '../html/open-points';
+import type { AttentionSettings } from '../config';
 
 // A rider's history is short in practice; the cap keeps one page bounded if it is not.
 const TIMELINE_LIMIT = 200;
@@ -42,8 +44,11 @@ const newestFirst = (builder: Knex.QueryBuilder, column: string, tieBreak: strin
     ])
     .limit(TIMELINE_LIMIT + 1);
 
-/** One rider on one screen: equipment held now, and the timeline of everything that happened. */
-export function riderHandler(pool: Reader) {
+/**
+ * One rider on one screen: why "Needs attention" lists them (the open points of their report),
+ * equipment held now with each item's exchange day, and the timeline of everything that happened.
+ */
+export function riderHandler(pool: Reader, attention: AttentionSettings) {
   return async (req: Request, res: Response): Promise<void> => {
     const signal = clientSignal(res);
     const run = (builder: Knex.QueryBuilder) => queryRows<Row>(pool, toNative(builder), signal);
@@ -52,9 +57,11 @@ export function riderHandler(pool: Reader) {
     const [rider] = await run(riderEquipment.riderById(id, scope));
     if (!rider) throw new HttpError(404, `There is no rider with ID ${id}.`);
 
-    const [held, assigned, returned, exchanged, checked] = await Promise.all([
+    const [openPoints, held, assigned, returned, exchanged, checked] = await Promise.all([
+      // As of today, as the report printed now says them.
+      openPointsOf(pool, [id], scope, attention, undefined, signal).then((points) => points.get(id)!),
       run(
-        assignments.adminColumns(assignments.adminFiltered({ ...scope, rider_id: id, active: true })).orderBy([
+        assignments.withExchangeDay(assignments.adminColumns(assignments.adminFiltered({ ...scope, rider_id: id, active: true }))).orderBy([
           { column: 'a.assigned_at', order: 'desc' },
           { column: 'a.id', order: 'desc' },
         ]),
@@ -105,6 +112,7 @@ export function riderHandler(pool: Reader) {
       title: `Rider ${rider.id}`,
       section: '',
       rider,
+      openPoints,
       held,
       events,
       capped,

@@ -60,7 +60,7 @@ export function createAdminRouter({
     router.get(`${resource.path}.csv`, handlers.csv);
   }
   router.get('/checks/:id', checkHandler(pool));
-  router.get('/riders/:id', riderHandler(pool));
+  router.get('/riders/:id', riderHandler(pool, attention));
   router.get('/search', searchHandler(pool));
   router.get('/lookup/riders', riderLookupHandler(choices));
   router.get('/questionnaire', questionnaireHandler(pool));

@@ -124,6 +124,21 @@ export function adminColumns(builder: Knex.QueryBuilder) {
   );
 }
 
+/** When an assignment becomes eligible for exchange: assigned, plus its product's exchange period. */
+const ELIGIBLE_AT = "a.assigned_at + p.exchange_after_days * interval '1 day'";
+
+/**
+ * Adds to a builder from adminFiltered() the day each item becomes eligible for exchange and how many
+ * days before today that was (`days_past`; 0 or less while not past): past it, as "Needs attention"
+ * counts, when that day is before today (src/queries/attention.ts, overdueItems).
+ */
+export function withExchangeDay(builder: Knex.QueryBuilder) {
+  return builder.select(
+    sql.raw(`to_char(${ELIGIBLE_AT}, 'YYYY-MM-DD') AS eligible_on`),
+    sql.raw(`(current_date - (${ELIGIBLE_AT})::date) AS days_past`),
+  );
+}
+
 /** Riders holding at least one item, items held, and all riders. */
 export function holdingTotals(scope: Scope = {}) {
   // Kept per 3PL by triggers (migration 008).
@@ -157,7 +172,6 @@ const endOf = (asOf?: string) => (asOf ? sql.raw('(?::date + 1)::timestamptz', [
  * then, and whether the rider still held it then (`held`): what a dispute about kit turns on.
  */
 export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: string) {
-  const eligibleAt = "a.assigned_at + p.exchange_after_days * interval '1 day'";
   return (
     adminColumns(filtered({ ...scope, assign_date_to: asOf }))
       .whereIn('a.rider_id', riderIds)
@@ -165,8 +179,8 @@ export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: str
       // without it read all riders into a hash (80 ms at 100,000 riders) to join a batch's few.
       .whereIn('r.id', riderIds)
       .select(
-        sql.raw(`to_char(${eligibleAt}, 'YYYY-MM-DD') AS eligible_on`),
-        sql.raw(`(${eligibleAt} < ?) AS eligible`, [endOf(asOf)]),
+        sql.raw(`to_char(${ELIGIBLE_AT}, 'YYYY-MM-DD') AS eligible_on`),
+        sql.raw(`(${ELIGIBLE_AT} < ?) AS eligible`, [endOf(asOf)]),
         sql.raw(`${held.heldAt('?')} AS held`, [endOf(asOf)]),
       )
       .orderBy([{ column: 'a.rider_id' }, { column: 'a.assigned_at' }, { column: 'a.id' }])

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
-import { defineParams, type ParamValues } from '../filters/define';
+import { defineParams, enumParam, hookParam, type ParamValues } from '../filters/define';
 import { company, dayRange, riderId } from '../filters/common';
 import { jsonObject } from '../wire/shape';
 import { PatrolCheck, questionerOfCheck, reportedItemsOfCheck } from '../wire/shapes';
@@ -51,20 +51,41 @@ export function wire(values: Filters) {
 // Admin pages: the API's filters plus the rider's 3PL, the list columns, a sort allow-list, one
 // check in full, and the home page's figures. All built on filtered(), so the rules stay one.
 
+/** A check passes when its ID, plate and sticker validations all pass (as the overview counts, migration 008). */
+export const CHECK_PASSED = '(pc.id_valid AND pc.plate_valid AND pc.sticker_valid)';
+/** Written as migration 013's partial index is, so the planner matches it. */
+export const CHECK_FAILED = `NOT ${CHECK_PASSED}`;
+
+/** A check's result as the list's filter takes it and its select offers it. */
+export const CHECK_RESULTS = [
+  { value: 'passed', label: 'Passed' },
+  { value: 'failed', label: 'Failed' },
+] as const;
+
 export const adminParams = defineParams({
   ...params,
   '3pl': company('c.name', 'checks of riders'),
+  result: hookParam(
+    enumParam(CHECK_RESULTS, {
+      label: 'Result',
+      description: 'passed: the ID, plate and sticker validations all passed; failed: at least one of them failed.',
+    }),
+    (builder, result) => builder.whereRaw(result === 'failed' ? CHECK_FAILED : CHECK_PASSED),
+  ),
 });
+
+/** The admin list's own filters, beside the API's. */
+const ADMIN_ONLY = ['3pl', 'result'] as const;
 
 export type AdminFilters = ParamValues<typeof adminParams> & Scope;
 
 export function adminFiltered(values: AdminFilters) {
-  return applyFilters(filtered(values), adminParams, values, ['3pl']);
+  return applyFilters(filtered(values), adminParams, values, ADMIN_ONLY);
 }
 
 /** The list's rows for paging and counting: the same filters, only the joins they use. */
 export function adminKeys(values: AdminFilters) {
-  return applyFilters(applyScope(applyFilters(joined('leftJoin'), params, values), values), adminParams, values, ['3pl']);
+  return applyFilters(applyScope(applyFilters(joined('leftJoin'), params, values), values), adminParams, values, ADMIN_ONLY);
 }
 
 /**

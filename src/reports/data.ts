@@ -5,14 +5,13 @@ import { queryRows } from '../db/rows';
 import type { Scope } from '../filters/scope';
 import type { AttentionSettings } from '../config';
 import * as assignments from '../queries/assignments';
-import * as attention from '../queries/attention';
 import * as patrolChecks from '../queries/patrol-checks';
 import * as productExchanges from '../queries/product-exchanges';
 import * as productReturns from '../queries/product-returns';
 import * as riderEquipment from '../queries/rider-equipment';
+import { byRider, openPointsOf, type OpenPoints, type Row } from '../html/open-points';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows as PostgreSQL returns them, read by the templates
-export type Row = Record<string, any>;
+export type { Row } from '../html/open-points';
 
 /** Everything one rider's report prints: the header, the four sections and the totals line. */
 export interface RiderReport {
@@ -23,21 +22,11 @@ export interface RiderReport {
   exchanges: Row[];
   checks: Row[];
   totals: { held: number; assignments: number; returns: number; exchanges: number; checks: number; checksPassed: number };
-  /** What "Needs attention" says of this rider (src/queries/attention.ts). */
-  openPoints: { failing?: Row; overdue: Row[]; unchecked?: Row; losses: Row[]; any: boolean };
+  /** What "Needs attention" says of this rider, as the rider's page shows it too (src/html/open-points.ts). */
+  openPoints: OpenPoints;
 }
 
 const run = (pool: Reader, builder: Knex.QueryBuilder, signal?: AbortSignal) => queryRows<Row>(pool, toNative(builder), signal);
-
-function byRider(rows: Row[]): Map<string, Row[]> {
-  const out = new Map<string, Row[]>();
-  for (const row of rows) {
-    const key = String(row.rider_id);
-    if (!out.has(key)) out.set(key, []);
-    out.get(key)!.push(row);
-  }
-  return out;
-}
 
 /**
  * The riders the filters keep, by id, after rider `after` when given, up to `limit` (one more is
@@ -69,13 +58,7 @@ export async function loadReports(
 ): Promise<RiderReport[]> {
   if (riders.length === 0) return [];
   const ids = riders.map((r) => String(r.id));
-  const q = { asOf: asOf ?? null, settings, scope, riderIds: ids };
-  const [failing, overdue, unchecked, losses] = await Promise.all([
-    run(pool, attention.failingChecks(q), signal).then(byRider),
-    run(pool, attention.overdueItems(q), signal).then(byRider),
-    run(pool, attention.unchecked(q), signal).then(byRider),
-    run(pool, attention.riderLosses(q), signal).then(byRider),
-  ]);
+  const openPoints = await openPointsOf(pool, ids, scope, settings, asOf, signal);
   const [assigned, returned, exchanged, checked] = await Promise.all([
     run(pool, assignments.reportRows(ids, scope, asOf), signal).then(byRider),
     run(pool, productReturns.reportRows(ids, scope, asOf), signal).then(byRider),
@@ -92,18 +75,9 @@ export async function loadReports(
       exchanges: exchanged.get(id) ?? [],
       checks: checked.get(id) ?? [],
     };
-    const openPoints = {
-      failing: failing.get(id)?.[0],
-      overdue: overdue.get(id) ?? [],
-      unchecked: unchecked.get(id)?.[0],
-      losses: losses.get(id) ?? [],
-    };
     return {
       ...report,
-      openPoints: {
-        ...openPoints,
-        any: Boolean(openPoints.failing || openPoints.unchecked || openPoints.overdue.length || openPoints.losses.length),
-      },
+      openPoints: openPoints.get(id)!,
       totals: {
         held: report.held.length,
         assignments: report.assignments.length,

@@ -122,7 +122,7 @@ describe('the patrol checks list in a browser', () => {
       .readFileSync((await download.path())!, 'utf8')
       .trimEnd()
       .split('\n');
-    expect(lines[0]).toBe('\uFEFFCheck,Checked at,Rider ID,Rider,3PL,Patroller ID,Patroller,ID,Plate,Sticker,Score,Items');
+    expect(lines[0]).toBe('\uFEFFCheck,Checked at,Rider ID,Rider,3PL,Patroller ID,Patroller,Result,ID,Plate,Sticker,Score,Items');
     expect(lines).toHaveLength(1 + (await count('SELECT count(*) AS n FROM patrol_checks WHERE NOT sticker_valid')));
     expect(lines.length).toBeGreaterThan(26);
   });
