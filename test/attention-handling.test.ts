@@ -135,6 +135,27 @@ describe('marking rows handled', () => {
     expect(rows).toEqual([{ note: 'Second note', username: 'lead-a' }]);
   });
 
+  it('shows the rider’s handling history on the rider page: every note, who, when, and what was undone', async () => {
+    const b = await signIn('lead-b');
+    const page = (await b.get('/admin/riders/105').expect(200)).text;
+    const history = tableRows(one(page, 'section[aria-labelledby="history-title"]'));
+    expect(history).toEqual([
+      [
+        'Failing patrol checks',
+        'Second note',
+        'lead-a',
+        expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d$/),
+        '–',
+        expect.stringMatching(/ by lead-a$/),
+      ],
+      ['Failing patrol checks', 'Called the 3PL: the sticker is on order.', 'lead-a', expect.any(String), '–', '–'],
+    ]);
+    const none = (await b.get('/admin/riders/103').expect(200)).text;
+    expect(textOf(one(none, 'section[aria-labelledby="history-title"]'))).toContain(
+      'No supervisor has marked a point of this rider handled.',
+    );
+  });
+
   it('keeps a row off until its "until" day has passed', async () => {
     const a = await signIn('lead-a');
     expect((await section(a, 'unchecked')).ids).toContain('107');

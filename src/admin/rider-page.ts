@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 import { toNative } from '../db/knex';
 import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
+import * as handling from '../queries/handling';
+import { ruleNamed } from './attention';
 import { clientSignal } from '../http/client-signal';
 import { defineParams } from '../filters/define';
 import { queryValidator } from '../filters/validate';
@@ -45,8 +47,8 @@ const newestFirst = (builder: Knex.QueryBuilder, column: string, tieBreak: strin
     .limit(TIMELINE_LIMIT + 1);
 
 /**
- * One rider on one screen: why "Needs attention" lists them (the open points of their report),
- * equipment held now with each item's exchange day, and the timeline of everything that happened.
+ * One rider on one screen: why "Needs attention" lists them (the open points of their report), what
+ * supervisors noted when they handled those points, equipment held now with each item's exchange day, and the timeline of everything that happened.
  */
 export function riderHandler(pool: Reader, attention: AttentionSettings) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -57,9 +59,11 @@ export function riderHandler(pool: Reader, attention: AttentionSettings) {
     const [rider] = await run(riderEquipment.riderById(id, scope));
     if (!rider) throw new HttpError(404, `There is no rider with ID ${id}.`);
 
-    const [openPoints, held, assigned, returned, exchanged, checked] = await Promise.all([
+    const [openPoints, history, held, assigned, returned, exchanged, checked] = await Promise.all([
       // As of today, as the report printed now says them.
       openPointsOf(pool, [id], scope, attention, undefined, signal).then((points) => points.get(id)!),
+      // What supervisors did about them: every note on this rider, undone ones too.
+      run(handling.riderHistory(id)),
       run(
         assignments.withExchangeDay(assignments.adminColumns(assignments.adminFiltered({ ...scope, rider_id: id, active: true }))).orderBy([
           { column: 'a.assigned_at', order: 'desc' },
@@ -113,6 +117,7 @@ export function riderHandler(pool: Reader, attention: AttentionSettings) {
       section: '',
       rider,
       openPoints,
+      history: history.map((h) => ({ ...h, ruleTitle: ruleNamed(String(h.rule))?.title ?? String(h.rule) })),
       held,
       events,
       capped,
