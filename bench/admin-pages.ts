@@ -134,6 +134,11 @@ function listPages(list: ListShape, options: PageOptions): Derived {
       add('filter', { [name]: { sample: sample(name, [def.column]) } });
       continue;
     }
+    if (def.type === 'date') {
+      // A day the list is judged at (as_of): the bench's past day.
+      add('filter', { [name]: { sample: 'asOf' } });
+      continue;
+    }
     skipped.push({ list: list.path, filter: name, reason: `a ${def.type} filter without a column: no value to pick from the dataset` });
   }
 

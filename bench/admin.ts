@@ -7,6 +7,11 @@ import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { allLists } from '../src/admin/lists';
+import { ruleListResources } from '../src/admin/attention';
+import { DEFAULT_ATTENTION } from '../src/config';
+
+/** Every list the admin pages serve: the five lists and the rules of "Needs attention". */
+const benchLists = [...allLists, ...ruleListResources(DEFAULT_ATTENTION)];
 import type { ListResource } from '../src/admin/list-page';
 import { createSupervisor } from '../src/auth/supervisors';
 import { sql, toNative } from '../src/db/knex';
@@ -133,7 +138,7 @@ function sampleSql(need: SampleNeed, lists: readonly ListResource[]): { text: st
 export async function datasetValues(client: pg.Client, samples: readonly SampleNeed[]): Promise<DatasetValues> {
   const out: DatasetValues = { samples: {}, ranges: { rider: { min: 0, max: 0 }, check: { min: 0, max: 0 } } };
   for (const need of samples) {
-    const query = sampleSql(need, allLists);
+    const query = sampleSql(need, benchLists);
     const { rows } = await client.query<Record<string, string | null>>(query.text, query.values);
     if (rows.length) out.samples[need.key] = Object.keys(rows[0]).map((k) => rows[0][k] ?? '');
   }
@@ -318,7 +323,7 @@ export async function runAdmin(
   options: BenchOptions,
   log: (msg: string) => void,
 ): Promise<AdminResult> {
-  const derived = adminPages(allLists, { deepPage: options.adminDeepPage, bothDirections: !options.adminAscendingOnly });
+  const derived = adminPages(benchLists, { deepPage: options.adminDeepPage, bothDirections: !options.adminAscendingOnly });
   const pages = options.adminPages ? derived.pages.filter((p) => options.adminPages!.test(p.name)) : derived.pages;
   for (const s of derived.skipped) log(`Not measured: ${s.list} filter ${s.filter} (${s.reason})`);
 

@@ -2,6 +2,8 @@ import express from 'express';
 import request from 'supertest';
 import { createAdminRouter } from '../src/admin/router';
 import { allLists } from '../src/admin/lists';
+import { ruleListResources } from '../src/admin/attention';
+import { DEFAULT_ATTENTION } from '../src/config';
 import type { ListResource } from '../src/admin/list-page';
 import { cursorOf, keyOfRow, pageOf, positionOf, type Position } from '../src/admin/list-pager';
 import { toNative } from '../src/db/knex';
@@ -43,9 +45,16 @@ const filtersOf: Record<string, Record<string, unknown>> = {
   '/equipment/riders': { active: false },
   '/equipment/returns': { '3pl': 'Swift & Co' },
   '/equipment/exchanges': { replacement_type: 'Exchange' },
+  '/attention/failing-checks': { as_of: '2026-09-30' },
+  '/attention/overdue-items': { '3pl': 'Swift & Co' },
+  '/attention/unchecked': { as_of: '2026-09-30' },
 };
 
-describe.each(allLists.map((list) => [list.path, list] as const))('%s', (_path, list) => {
+// The rules of "Needs attention" are lists of the same engine (one failed check is enough here, so
+// that the demo's riders fill several pages).
+const lists = [...allLists, ...ruleListResources({ ...DEFAULT_ATTENTION, failedChecks: 1, uncheckedDays: 30 })];
+
+describe.each(lists.map((list) => [list.path, list] as const))('%s', (_path, list) => {
   const cases = Object.keys(list.sorts).flatMap((sort) =>
     (['asc', 'desc'] as const).flatMap((dir) => [
       [sort, dir, 'unfiltered'] as [string, Dir, string],
