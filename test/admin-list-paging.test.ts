@@ -66,9 +66,7 @@ describe.each(lists.map((list) => [list.path, list] as const))('%s', (_path, lis
     async (sort, dir, which) => {
       const values = which === 'filtered' ? filtersOf[list.path] : {};
       const all = ids(
-        await run(
-          orderAll((list.keys ?? list.filtered)(values).select(`${list.tieBreak} as page_key_id`), list.sorts[sort], dir, list.tieBreak),
-        ),
+        await run(orderAll(list.filtered(values).select(`${list.tieBreak} as page_key_id`), list.sorts[sort], dir, list.tieBreak)),
       );
       expect(all.length).toBeGreaterThan(20);
       const perPage = Math.max(2, Math.ceil(all.length / 6));
@@ -101,7 +99,7 @@ describe.each(lists.map((list) => [list.path, list] as const))('%s', (_path, lis
       expect(backwards.slice(1).every((page) => page.length === perPage)).toBe(true);
 
       // By number (an offset over the keys), and from the end by number.
-      for (const n of [1, 2, forwards.length]) {
+      for (let n = 1; n <= forwards.length; n++) {
         const page = await read(list, values, sort, dir, positionOf({ page: n }, keys, perPage), perPage);
         expect(ids(page.rows)).toEqual(forwards[n - 1]);
       }

@@ -208,20 +208,42 @@ export function* assignmentRows(plans: Iterable<RiderPlan>) {
         a.method,
         a.type,
         a.deletedAt === null ? NULL : timestamp(a.deletedAt),
+        r.companyId,
       ]);
     }
   }
 }
 
+/** A rider's assignment by id (a return or an exchange keeps its rider, 3PL and items: migration 011). */
+const assignmentOf = (r: RiderPlan, id: number): Assignment => {
+  const found = r.assignments.find((a) => a.id === id);
+  if (!found) throw new Error(`rider ${r.id} has no assignment ${id}`);
+  return found;
+};
+
 export function* returnRows(plans: Iterable<RiderPlan>) {
   for (const r of plans) {
-    for (const x of r.returns) yield row([x.id, x.assignmentId, timestamp(x.returnedAt), x.returnedBy, text(x.condition)]);
+    for (const x of r.returns) {
+      const a = assignmentOf(r, x.assignmentId);
+      yield row([
+        x.id,
+        x.assignmentId,
+        timestamp(x.returnedAt),
+        x.returnedBy,
+        text(x.condition),
+        r.id,
+        r.companyId,
+        a.productId,
+        a.variationId,
+      ]);
+    }
   }
 }
 
 export function* exchangeRows(plans: Iterable<RiderPlan>) {
   for (const r of plans) {
     for (const e of r.exchanges) {
+      const [old, given] = [assignmentOf(r, e.oldAssignmentId), assignmentOf(r, e.newAssignmentId)];
       yield row([
         e.id,
         e.oldAssignmentId,
@@ -230,6 +252,12 @@ export function* exchangeRows(plans: Iterable<RiderPlan>) {
         text(e.exchangeType),
         e.replacementType,
         e.processedBy,
+        r.id,
+        r.companyId,
+        old.productId,
+        old.variationId,
+        given.productId,
+        given.variationId,
       ]);
     }
   }

@@ -79,6 +79,7 @@ export function* checkRows(plans: Iterable<RiderPlan>) {
         bool(c.stickerValid),
         nullableText(c.note),
         textArray(c.images),
+        r.companyId,
       ]);
     }
   }

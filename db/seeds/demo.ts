@@ -79,6 +79,11 @@ const DERIVED = [
 /** Triggers that would redo per statement what the load does once at the end. */
 const ANSWER_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `patrol_check_answers_${op}_questioner`);
 const ENTRY_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `assignments_${op}_rider_list_entries`);
+/** The row triggers writing the rider, 3PL and items kept on list rows (migration 011): the rows carry them. */
+const LIST_KEY_TRIGGERS = ['patrol_checks', 'assignments', 'product_returns', 'product_exchanges'].map((table) => [
+  table,
+  `${table}_list_keys`,
+]);
 /** The row triggers of the kept attention and overview data (migration 008), by table. */
 const ATTENTION_TRIGGERS = [
   ['riders', 'riders_attention'],
@@ -157,7 +162,8 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     let p = pass({ assignments: true });
     // Kept data (item counts, list blocks and entries, questioner arrays) is built once at the end.
     await client.query('ALTER TABLE riders DISABLE TRIGGER riders_list_blocks');
-    for (const [table, trigger] of ATTENTION_TRIGGERS) await client.query(`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`);
+    for (const [table, trigger] of [...ATTENTION_TRIGGERS, ...LIST_KEY_TRIGGERS])
+      await client.query(`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`);
     counts.riders = await copy(
       'riders',
       ['id', 'name', 'company_id', 'country_id', 'active_items', 'returned_items'],
@@ -170,28 +176,53 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     p = pass({ assignments: true });
     counts.assignments = await copy(
       'assignments',
-      ['id', 'rider_id', 'product_id', 'variation_id', 'assigned_at', 'assigned_by', 'assign_method', 'assign_type', 'deleted_at'],
+      [
+        'id',
+        'rider_id',
+        'product_id',
+        'variation_id',
+        'assigned_at',
+        'assigned_by',
+        'assign_method',
+        'assign_type',
+        'deleted_at',
+        'company_id',
+      ],
       assignmentRows(p.plans),
       p.progress,
     );
     p = pass({ assignments: true });
     counts.product_returns = await copy(
       'product_returns',
-      ['id', 'assignment_id', 'returned_at', 'returned_by', 'condition'],
+      ['id', 'assignment_id', 'returned_at', 'returned_by', 'condition', 'rider_id', 'company_id', 'product_id', 'variation_id'],
       returnRows(p.plans),
       p.progress,
     );
     p = pass({ assignments: true });
     counts.product_exchanges = await copy(
       'product_exchanges',
-      ['id', 'old_assignment_id', 'new_assignment_id', 'exchanged_at', 'exchange_type', 'replacement_type', 'processed_by'],
+      [
+        ...['id', 'old_assignment_id', 'new_assignment_id', 'exchanged_at', 'exchange_type', 'replacement_type', 'processed_by'],
+        ...['rider_id', 'company_id', 'old_product_id', 'old_variation_id', 'new_product_id', 'new_variation_id'],
+      ],
       exchangeRows(p.plans),
       p.progress,
     );
     p = pass({ checks: true });
     counts.patrol_checks = await copy(
       'patrol_checks',
-      ['id', 'rider_id', 'patroller_id', 'checked_at', 'id_valid', 'plate_valid', 'sticker_valid', 'fake_id_note', 'fake_id_images'],
+      [
+        'id',
+        'rider_id',
+        'patroller_id',
+        'checked_at',
+        'id_valid',
+        'plate_valid',
+        'sticker_valid',
+        'fake_id_note',
+        'fake_id_images',
+        'company_id',
+      ],
       checkRows(p.plans),
       p.progress,
     );
@@ -211,7 +242,8 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     );
 
     await client.query('ALTER TABLE riders ENABLE TRIGGER riders_list_blocks');
-    for (const [table, trigger] of ATTENTION_TRIGGERS) await client.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
+    for (const [table, trigger] of [...ATTENTION_TRIGGERS, ...LIST_KEY_TRIGGERS])
+      await client.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
     await client.query('ALTER TABLE assignments ENABLE TRIGGER assignments_count_items');
     for (const trigger of ENTRY_TRIGGERS) await client.query(`ALTER TABLE assignments ENABLE TRIGGER ${trigger}`);
     for (const trigger of ANSWER_TRIGGERS) await client.query(`ALTER TABLE patrol_check_answers ENABLE TRIGGER ${trigger}`);

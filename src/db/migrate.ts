@@ -9,6 +9,7 @@ import * as riderListKept from '../../db/migrations/20261123_006_rider_list_kept
 import * as attention from '../../db/migrations/20261123_007_attention';
 import * as attentionKept from '../../db/migrations/20261125_008_attention_kept';
 import * as listSortIndexes from '../../db/migrations/20261125_010_list_sort_indexes';
+import * as listKeysKept from '../../db/migrations/20261125_011_list_keys_kept';
 import * as riderNameSearch from '../../db/migrations/20261125_012_rider_name_search';
 import * as failedChecksIndex from '../../db/migrations/20261125_013_failed_checks_index';
 import * as attentionHandling from '../../db/migrations/20261125_014_attention_handling';
@@ -29,6 +30,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261123_007_attention', attention],
   ['20261125_008_attention_kept', attentionKept],
   ['20261125_010_list_sort_indexes', listSortIndexes],
+  ['20261125_011_list_keys_kept', listKeysKept],
   ['20261125_012_rider_name_search', riderNameSearch],
   ['20261125_013_failed_checks_index', failedChecksIndex],
   ['20261125_014_attention_handling', attentionHandling],

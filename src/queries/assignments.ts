@@ -8,6 +8,7 @@ import { jsonObject } from '../wire/shape';
 import { Assignment, RiderWithEquipment } from '../wire/shapes';
 import { datetime, held, jsonColumn } from './sql-fragments';
 import { bigintKey, byCompany, byProduct, timeKey, type ListSort } from './keyset';
+import { keptKeys } from './list-keys';
 
 // Shared by /riders and /assign-list: both list the same assignment records.
 export const params = defineParams({
@@ -34,17 +35,17 @@ export type Filters = ParamValues<typeof params> & Scope;
 
 /** Assignments matching the filters with rider, 3PL, product, variation and assigning user joined. */
 export function filtered(values: Filters) {
-  return applyScope(applyFilters(joined('join'), params, values), values);
+  return applyScope(applyFilters(joined(), params, values), values);
 }
 
-/** Every assignment has each of these; as LEFT JOINs the planner drops the ones a query does not use. */
-const joined = (join: 'join' | 'leftJoin') =>
+/** Assignments with their rider, 3PL, product, variation and assigning user (every assignment has each). */
+const joined = () =>
   sql('assignments as a')
-    [join]('riders as r', 'r.id', 'a.rider_id')
-    [join]('companies as c', 'c.id', 'r.company_id')
-    [join]('products as p', 'p.id', 'a.product_id')
-    [join]('product_variations as v', 'v.id', 'a.variation_id')
-    [join]('app_users as u', 'u.id', 'a.assigned_by');
+    .join('riders as r', 'r.id', 'a.rider_id')
+    .join('companies as c', 'c.id', 'r.company_id')
+    .join('products as p', 'p.id', 'a.product_id')
+    .join('product_variations as v', 'v.id', 'a.variation_id')
+    .join('app_users as u', 'u.id', 'a.assigned_by');
 
 /** The contract's Assignment object, ordered by assign date then id. */
 export function wire(values: Filters) {
@@ -82,9 +83,9 @@ export function adminFiltered(values: AdminFilters) {
   return applyFilters(filtered(values), adminParams, values, ['active']);
 }
 
-/** The list's rows for paging and counting: the same filters, only the joins they use. */
+/** The list's rows for paging and counting: the same filters over the assignments alone (the 3PL kept on each). */
 export function adminKeys(values: AdminFilters) {
-  return applyFilters(applyScope(applyFilters(joined('leftJoin'), params, values), values), adminParams, values, ['active']);
+  return keptKeys('assignments as a', adminParams, values, 'a.company_id');
 }
 
 /**
@@ -94,7 +95,7 @@ export function adminKeys(values: AdminFilters) {
 export const adminSorts = {
   assigned_at: { keys: [timeKey('a.assigned_at')] },
   rider_id: { keys: [bigintKey('a.rider_id'), timeKey('a.assigned_at')] },
-  '3pl': byCompany([bigintKey('a.rider_id'), timeKey('a.assigned_at')]),
+  '3pl': byCompany([bigintKey('a.rider_id'), timeKey('a.assigned_at')], 'a.company_id'),
   product: byProduct('a.product_id', [timeKey('a.assigned_at')]),
   returned_at: {
     keys: {

@@ -29,10 +29,10 @@ export const bigintKey = (column: string): SortKey => ({ sql: column, type: 'big
 export const timeKey = (column: string): SortKey => ({ sql: column, type: 'timestamptz' });
 export const textKey = (column: string): SortKey => ({ sql: column, type: 'text' });
 
-/** Sorted by the 3PL's name: one group per 3PL, its rows found through the riders of that 3PL. */
-export const byCompany = (then: readonly SortKey[]): ListSort => ({
+/** Sorted by the 3PL's name: one group per 3PL, its rows found by their 3PL's id (`match`: the riders', or one kept on the rows). */
+export const byCompany = (then: readonly SortKey[], match = 'r.company_id'): ListSort => ({
   keys: [textKey('c.name'), ...then],
-  groups: { values: () => sql('companies as g').select('g.name as key', 'g.id'), match: 'r.company_id' },
+  groups: { values: () => sql('companies as g').select('g.name as key', 'g.id'), match },
 });
 
 /** Sorted by the product's name: one group per product, its rows found by their product id. */
@@ -108,14 +108,18 @@ export function pageKeys(read: KeysRead): Knex.QueryBuilder {
       .limit(limit, { skipBinding: true });
   }
 
-  // Each group's first rows in order (enough for the page), from its own index range; the groups'
-  // rows then put in order together, a few rows each. The cursor's own group continues after it.
+  // Each group's first rows in order (enough for the page), from its own index range. The group's key
+  // is the group's own (the rows need not join its table). Without a cursor the groups are read in
+  // order and put in order a group at a time (an incremental sort), so a deep page stops in the group
+  // that holds it instead of reading every group's first rows; with one, the cursor's own group
+  // continues after it and the groups past it give their first few rows each.
   const { values, match } = sort.groups;
   const rest = all.slice(1);
+  const groupSource = () => keys.slice(1).reduce((builder, key) => builder.whereRaw(`${key.sql} IS NOT NULL`), read.source());
   const group = (condition: string, bindings: readonly string[], withCursor: boolean) => {
-    const inner = source()
+    const inner = groupSource()
       .whereRaw(`${match} = grp.id`)
-      .select([sql.raw('grp.key AS k0'), ...rest.map((key, i) => sql.raw(`${key.sql} AS ${names[i + 1]}`))]);
+      .select(rest.map((key, i) => sql.raw(`${key.sql} AS ${names[i + 1]}`)));
     if (withCursor && cursor) after(inner, rest, cursor.slice(1), op);
     inner
       .orderByRaw(
@@ -126,20 +130,16 @@ export function pageKeys(read: KeysRead): Knex.QueryBuilder {
       )
       .limit(offset + limit, { skipBinding: true });
     const outer = sql
-      .select('k.*')
-      .from(sql.raw('(?) AS grp', [values()]))
+      .select([sql.raw('grp.key AS k0'), ...names.slice(1).map((name) => `k.${name}`)])
+      .from(sql.raw('(?) AS grp', [values().orderBy('key', readDir)]))
       .joinRaw('CROSS JOIN LATERAL (?) AS k', [inner as unknown as Knex.Raw]); // a builder, bound as a subquery
     return condition ? outer.whereRaw(condition, [...bindings]) : outer;
   };
-  const parts = cursor
-    ? [group(`grp.key = ${cast(keys[0])}`, [cursor[0]], true), group(`grp.key ${op} ${cast(keys[0])}`, [cursor[0]], false)]
-    : [group('', [], false)];
-  return sql
-    .select('*')
-    .from(sql.raw(`(${parts.map(() => '(?)').join(' UNION ALL ')}) AS u`, parts))
-    .orderByRaw(orderSql(names, readDir))
-    .offset(offset, { skipBinding: true })
-    .limit(limit, { skipBinding: true });
+  const ordered = (builder: Knex.QueryBuilder) =>
+    builder.orderByRaw(orderSql(names, readDir)).offset(offset, { skipBinding: true }).limit(limit, { skipBinding: true });
+  if (!cursor) return ordered(group('', [], false));
+  const parts = [group(`grp.key = ${cast(keys[0])}`, [cursor[0]], true), group(`grp.key ${op} ${cast(keys[0])}`, [cursor[0]], false)];
+  return ordered(sql.select('*').from(sql.raw(`(${parts.map(() => '(?)').join(' UNION ALL ')}) AS u`, parts)));
 }
 
 /**

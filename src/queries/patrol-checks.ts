@@ -9,6 +9,7 @@ import { PatrolCheck, questionerOfCheck, reportedItemsOfCheck } from '../wire/sh
 import { datetime, jsonColumn } from './sql-fragments';
 import { checkQuarters, endOfDay, startOfDay } from './kept-counts';
 import { bigintKey, byCompany, timeKey, type ListSort } from './keyset';
+import { keptKeys } from './list-keys';
 
 export const params = defineParams({
   tpatroller_id: { type: 'bigint', column: 'pc.patroller_id', label: 'Patroller ID', description: 'Only checks made by this patroller.' },
@@ -31,13 +32,12 @@ export const params = defineParams({
 
 export type Filters = ParamValues<typeof params> & Scope;
 
-/** Checks with their rider and 3PL; LEFT JOINs (every check has both) let the planner drop unused ones. */
-const joined = (join: 'join' | 'leftJoin') =>
-  sql('patrol_checks as pc')[join]('riders as r', 'r.id', 'pc.rider_id')[join]('companies as c', 'c.id', 'r.company_id');
+/** Checks with their rider and 3PL. */
+const joined = () => sql('patrol_checks as pc').join('riders as r', 'r.id', 'pc.rider_id').join('companies as c', 'c.id', 'r.company_id');
 
 /** Patrol checks matching the filters, with their rider and 3PL joined; no columns chosen yet. */
 export function filtered(values: Filters) {
-  return applyScope(applyFilters(joined('join'), params, values), values);
+  return applyScope(applyFilters(joined(), params, values), values);
 }
 
 /** The contract's Patrol check object, one JSON text per row, ordered by ID. */
@@ -83,9 +83,9 @@ export function adminFiltered(values: AdminFilters) {
   return applyFilters(filtered(values), adminParams, values, ADMIN_ONLY);
 }
 
-/** The list's rows for paging and counting: the same filters, only the joins they use. */
+/** The list's rows for paging and counting: the same filters over the checks alone (the 3PL kept on each). */
 export function adminKeys(values: AdminFilters) {
-  return applyFilters(applyScope(applyFilters(joined('leftJoin'), params, values), values), adminParams, values, ADMIN_ONLY);
+  return keptKeys('patrol_checks as pc', adminParams, values, 'pc.company_id');
 }
 
 /**
@@ -96,7 +96,7 @@ export const adminSorts = {
   checked_at: { keys: [timeKey('pc.checked_at')] },
   id: { keys: [] },
   rider_id: { keys: [bigintKey('pc.rider_id')] },
-  '3pl': byCompany([bigintKey('pc.rider_id')]),
+  '3pl': byCompany([bigintKey('pc.rider_id')], 'pc.company_id'),
   tpatroller_id: { keys: [bigintKey('pc.patroller_id')] },
 } satisfies Record<string, ListSort>;
 export const adminTieBreak = 'pc.id';

@@ -9,6 +9,7 @@ import { jsonObject } from '../wire/shape';
 import { ProductExchange } from '../wire/shapes';
 import { datetime, jsonColumn } from './sql-fragments';
 import { bigintKey, byCompany, textKey, timeKey, type ListSort } from './keyset';
+import { keptKeys } from './list-keys';
 
 export const params = defineParams({
   rider_id: riderId('oa.rider_id', 'Only exchanges by this rider.'),
@@ -51,24 +52,33 @@ export const params = defineParams({
 export type Filters = ParamValues<typeof params> & Scope;
 
 export function filtered(values: Filters) {
-  return applyScope(applyFilters(joined('join'), params, values), values);
+  return applyScope(applyFilters(joined(), params, values), values);
 }
 
-/** Every exchange has each of these; as LEFT JOINs the planner drops the ones a query does not use. */
-const joined = (join: 'join' | 'leftJoin') =>
+/** Exchanges with both assignments, the rider, 3PL, products and variations (every exchange has each). */
+const joined = () =>
   sql('product_exchanges as e')
-    [join]('assignments as oa', 'oa.id', 'e.old_assignment_id')
-    [join]('assignments as na', 'na.id', 'e.new_assignment_id')
-    [join]('riders as r', 'r.id', 'oa.rider_id')
-    [join]('companies as c', 'c.id', 'r.company_id')
-    [join]('products as op', 'op.id', 'oa.product_id')
-    [join]('product_variations as ov', 'ov.id', 'oa.variation_id')
-    [join]('products as np', 'np.id', 'na.product_id')
-    [join]('product_variations as nv', 'nv.id', 'na.variation_id');
+    .join('assignments as oa', 'oa.id', 'e.old_assignment_id')
+    .join('assignments as na', 'na.id', 'e.new_assignment_id')
+    .join('riders as r', 'r.id', 'oa.rider_id')
+    .join('companies as c', 'c.id', 'r.company_id')
+    .join('products as op', 'op.id', 'oa.product_id')
+    .join('product_variations as ov', 'ov.id', 'oa.variation_id')
+    .join('products as np', 'np.id', 'na.product_id')
+    .join('product_variations as nv', 'nv.id', 'na.variation_id');
 
-/** The list's rows for paging and counting: the same filters, only the joins they use. */
+/** The rider, 3PL and items of the assignments exchanged, kept on each exchange (migration 011). */
+const KEPT = {
+  'oa.rider_id': 'e.rider_id',
+  'oa.product_id': 'e.old_product_id',
+  'oa.variation_id': 'e.old_variation_id',
+  'na.product_id': 'e.new_product_id',
+  'na.variation_id': 'e.new_variation_id',
+};
+
+/** The list's rows for paging and counting: the same filters over the exchanges alone. */
 export function adminKeys(values: Filters) {
-  return applyScope(applyFilters(joined('leftJoin'), params, values), values);
+  return keptKeys('product_exchanges as e', params, values, 'e.company_id', KEPT);
 }
 
 /** The contract's Product exchange object, ordered by exchange date then id. */
@@ -84,8 +94,8 @@ export function wire(values: Filters) {
 /** Sorts the list offers, by their URL name; e.id breaks ties. Each is an index's order. */
 export const adminSorts = {
   exchanged_at: { keys: [timeKey('e.exchanged_at')] },
-  rider_id: { keys: [bigintKey('oa.rider_id')] },
-  '3pl': byCompany([bigintKey('oa.rider_id')]),
+  rider_id: { keys: [bigintKey('e.rider_id')] },
+  '3pl': byCompany([bigintKey('e.rider_id')], 'e.company_id'),
   exchange_type: { keys: [textKey('e.exchange_type'), timeKey('e.exchanged_at')] },
   replacement_type: { keys: [textKey('e.replacement_type'), timeKey('e.exchanged_at')] },
 } satisfies Record<string, ListSort>;

@@ -8,6 +8,7 @@ import { jsonObject } from '../wire/shape';
 import { ProductReturn } from '../wire/shapes';
 import { datetime, jsonColumn } from './sql-fragments';
 import { bigintKey, byCompany, byProduct, textKey, timeKey, type ListSort } from './keyset';
+import { keptKeys } from './list-keys';
 
 export const params = defineParams({
   rider_id: riderId('a.rider_id', 'Only returns by this rider.'),
@@ -26,21 +27,24 @@ export const params = defineParams({
 export type Filters = ParamValues<typeof params> & Scope;
 
 export function filtered(values: Filters) {
-  return applyScope(applyFilters(joined('join'), params, values), values);
+  return applyScope(applyFilters(joined(), params, values), values);
 }
 
-/** Every return has each of these; as LEFT JOINs the planner drops the ones a query does not use. */
-const joined = (join: 'join' | 'leftJoin') =>
+/** Returns with their assignment, rider, 3PL, product and variation (every return has each). */
+const joined = () =>
   sql('product_returns as pr')
-    [join]('assignments as a', 'a.id', 'pr.assignment_id')
-    [join]('riders as r', 'r.id', 'a.rider_id')
-    [join]('companies as c', 'c.id', 'r.company_id')
-    [join]('products as p', 'p.id', 'a.product_id')
-    [join]('product_variations as v', 'v.id', 'a.variation_id');
+    .join('assignments as a', 'a.id', 'pr.assignment_id')
+    .join('riders as r', 'r.id', 'a.rider_id')
+    .join('companies as c', 'c.id', 'r.company_id')
+    .join('products as p', 'p.id', 'a.product_id')
+    .join('product_variations as v', 'v.id', 'a.variation_id');
 
-/** The list's rows for paging and counting: the same filters, only the joins they use. */
+/** The returned assignment's rider, 3PL and item, kept on each return (migration 011). */
+const KEPT = { 'a.rider_id': 'pr.rider_id', 'a.product_id': 'pr.product_id', 'a.variation_id': 'pr.variation_id' };
+
+/** The list's rows for paging and counting: the same filters over the returns alone. */
 export function adminKeys(values: Filters) {
-  return applyScope(applyFilters(joined('leftJoin'), params, values), values);
+  return keptKeys('product_returns as pr', params, values, 'pr.company_id', KEPT);
 }
 
 /** The contract's Product return object, ordered by return date then id. */
@@ -56,9 +60,9 @@ export function wire(values: Filters) {
 /** Sorts the list offers, by their URL name; pr.id breaks ties. Each is an index's order. */
 export const adminSorts = {
   returned_at: { keys: [timeKey('pr.returned_at')] },
-  rider_id: { keys: [bigintKey('a.rider_id')] },
-  '3pl': byCompany([bigintKey('a.rider_id')]),
-  product: byProduct('a.product_id', [timeKey('pr.returned_at')]),
+  rider_id: { keys: [bigintKey('pr.rider_id')] },
+  '3pl': byCompany([bigintKey('pr.rider_id')], 'pr.company_id'),
+  product: byProduct('pr.product_id', [timeKey('pr.returned_at')]),
   return_condition: { keys: [textKey('pr.condition'), timeKey('pr.returned_at')] },
 } satisfies Record<string, ListSort>;
 export const adminTieBreak = 'pr.id';
