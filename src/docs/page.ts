@@ -20,6 +20,7 @@ export function docsPage({ assets, spec }: DocsPageUrls): string {
   <title>API reference · Rider equipment service</title>
   <link rel="icon" type="image/png" href="${a}/swagger-ui/favicon-32x32.png">
   <link rel="stylesheet" href="${a}/swagger-ui/swagger-ui.css">
+  <link rel="stylesheet" href="${a}/docs.css">
 </head>
 <body>
   <noscript>
