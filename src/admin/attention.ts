@@ -17,7 +17,7 @@ import * as patrolChecks from '../queries/patrol-checks';
 import { addDays } from './charts';
 import { formModel } from './form';
 import type { ListColumn, ListResource, Values } from './list-page';
-import { cellText } from './list-page';
+import { cellText, cellsOf } from './list-page';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { streamCsv, type Row } from './stream-csv';
@@ -251,21 +251,6 @@ export function attentionCounter(pool: Reader, settings: AttentionSettings) {
     );
   };
 }
-
-/** A row's cells as the table partial draws them. */
-export const cellsOf = (columns: ListColumn[], row: Row) =>
-  columns
-    .filter((c) => c.only !== 'csv')
-    .map((c) => ({
-      label: c.label,
-      text: cellText(c, row),
-      href: c.href?.(row),
-      badge: c.badge?.(row),
-      action: c.action?.(row),
-      numeric: c.numeric,
-      nowrap: c.nowrap,
-      auto: c.auto,
-    }));
 
 /** The rows a rule shows on the page: the first SHOWN in the order of its list (losses: all of them). */
 function firstRows(rule: Rule, q: attention.AttentionQuery) {

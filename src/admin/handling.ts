@@ -11,6 +11,7 @@ import * as handling from '../queries/handling';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { links } from '../html/links';
+import { adminPathOrNone } from '../html/urls';
 import { isRealDay } from '../filters/validate';
 import { ruleNamed } from './attention';
 
@@ -28,11 +29,8 @@ export interface HandlingDeps {
   settings: AttentionSettings;
 }
 
-/** Only a path of the admin pages, so a crafted form cannot send the supervisor elsewhere. */
-const safeBack = (value: unknown, rule: string) =>
-  typeof value === 'string' && /^\/admin(\/[^\\]*|\?[^\\]*)?$/.test(value) && !value.startsWith('//')
-    ? value
-    : links.attention() + `#${rule}`;
+/** Where a form returns: the page it was on, when that is an admin page; else the rule on Needs attention. */
+const safeBack = (value: unknown, rule: string) => adminPathOrNone(value) ?? `${links.attention()}#${rule}`;
 
 const isId = (value: string) => /^[0-9]{1,19}$/.test(value) && BigInt(value) <= MAX_BIGINT;
 

@@ -104,6 +104,20 @@ export const cellText = (column: ListColumn, row: Row): string => {
   return value === null || value === undefined ? '' : String(value);
 };
 
+/** A row's cells as the table partial draws them (views/admin/partials/table.ejs). */
+export const cellsOf = (columns: readonly ListColumn[], row: Row) =>
+  columns.map((column) => ({
+    label: column.label,
+    text: cellText(column, row),
+    href: column.href?.(row),
+    badge: column.badge?.(row),
+    items: column.items?.(row),
+    action: column.action?.(row),
+    numeric: column.numeric,
+    nowrap: column.nowrap,
+    auto: column.auto,
+  }));
+
 interface Loaded {
   companies: string[];
   items: ItemRow[];
@@ -364,19 +378,7 @@ export function listHandlers(
         ariaSort: active ? (dir === 'asc' ? 'ascending' : 'descending') : undefined,
       };
     });
-    const rows = pageRowsFound.map((row) =>
-      shown.map((column) => ({
-        label: column.label,
-        text: cellText(column, row),
-        href: column.href?.(row),
-        badge: column.badge?.(row),
-        items: column.items?.(row),
-        action: column.action?.(row),
-        numeric: column.numeric,
-        nowrap: column.nowrap,
-        auto: column.auto,
-      })),
-    );
+    const rows = pageRowsFound.map((row) => cellsOf(shown, row));
 
     const list = {
       total: total.count,

@@ -10,6 +10,7 @@ import { rateLimitStores } from './rate-limit-store';
 import { authenticate, stillActive, type Supervisor } from './supervisors';
 import { ADMIN, links } from '../html/links';
 import { renderView } from '../html/render';
+import { adminPathOrNone } from '../html/urls';
 import { HttpError } from '../http/errors';
 
 declare module 'express-session' {
@@ -31,9 +32,7 @@ export interface SignIn {
 }
 
 /** Only a path of this site, so a crafted sign-in link cannot send the supervisor elsewhere. */
-function safeNext(value: unknown): string {
-  return typeof value === 'string' && /^\/admin(\/[^\\]*|\?[^\\]*)?$/.test(value) && !value.startsWith('//') ? value : links.home();
-}
+const safeNext = (value: unknown): string => adminPathOrNone(value) ?? links.home();
 
 export function createSignIn({ pool, config, log }: { pool: Pool; config: Config; log: (m: string) => void }): SignIn {
   const { idleMinutes, maxHours, secret } = config.sessions;

@@ -25,3 +25,11 @@ export function without(query: Query, ...names: string[]): Query {
   for (const name of names) delete out[name];
   return out;
 }
+
+/**
+ * `value` when it is a path of the admin pages (`/admin`, `/admin/…`, `/admin?…`), so that a crafted
+ * form or link cannot send a supervisor to another site after signing in or saving; otherwise undefined.
+ */
+export function adminPathOrNone(value: unknown): string | undefined {
+  return typeof value === 'string' && /^\/admin(\/[^\\]*|\?[^\\]*)?$/.test(value) && !value.startsWith('//') ? value : undefined;
+}
