@@ -1,9 +1,9 @@
 // Accessibility in real Chromium: axe-core (from npm, injected by playwright-core) finds no serious or
 // critical violation on any admin page, the sign-in and the printable report; every form control has
 // a label, and keyboard focus is visible.
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { serve, testApp, testAppWithAuth, type TestApp } from '../support/app';
-import { launchChromium } from '../support/browser';
+import { axeViolations, launchChromium } from '../support/browser';
 
 jest.setTimeout(120000);
 
@@ -28,17 +28,6 @@ afterAll(async () => {
   await signedOut?.close();
 });
 
-type Violation = { id: string; impact: string; help: string; nodes: Array<{ target: string[] }> };
-
-/** axe's serious and critical violations on the page (the CSP is bypassed only to inject axe itself). */
-async function violations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  const found = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)')) as Violation[];
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-}
-
 async function checked(base: string, path: string): Promise<{ violations: string[]; unlabelled: string[] }> {
   const context = await browser.newContext({ bypassCSP: true });
   try {
@@ -49,7 +38,7 @@ async function checked(base: string, path: string): Promise<{ violations: string
     const unlabelled = (await page.evaluate(`[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
       .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
       .map((el) => el.outerHTML.slice(0, 80))`)) as string[];
-    return { violations: await violations(page), unlabelled };
+    return { violations: await axeViolations(page), unlabelled };
   } finally {
     await context.close();
   }

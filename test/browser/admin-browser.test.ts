@@ -3,34 +3,21 @@ import path from 'node:path';
 import express from 'express';
 import { createAdminRouter } from '../../src/admin/router';
 import { projectRoot } from '../../src/paths';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { testApp, type TestApp } from '../support/app';
-import { serve } from '../support/app';
-import { launchChromium } from '../support/browser';
+import type { BrowserContext, Page } from 'playwright-core';
+import { serve, testApp } from '../support/app';
+import { useServedApp } from '../support/browser';
 
 // The admin pages in real headless Chromium (Debian's package, driven by playwright-core), on the
 // demo data: enough rows to page through.
 jest.setTimeout(60000);
 
-let t: TestApp;
-let server: Awaited<ReturnType<typeof serve>>;
-let browser: Browser;
+const served = useServedApp(() => testApp('demo'));
 let context: BrowserContext;
 let page: Page;
 let problems: string[];
 
-beforeAll(async () => {
-  t = testApp('demo');
-  server = await serve(t.app);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await t?.close();
-});
 beforeEach(async () => {
-  context = await browser.newContext({ acceptDownloads: true });
+  context = await served.browser.newContext({ acceptDownloads: true });
   page = await context.newPage();
   // A blocked stylesheet, a CSP violation or a script error shows up here.
   problems = [];
@@ -45,8 +32,8 @@ afterEach(async () => {
   expect(problems).toEqual([]);
 });
 
-const url = (path: string) => `${server.base}${path}`;
-const count = async (sql: string) => Number((await t.pool.query(sql)).rows[0].n);
+const url = (path: string) => `${served.base}${path}`;
+const count = async (sql: string) => Number((await served.t.pool.query(sql)).rows[0].n);
 const total = async () => Number((await page.locator('.summary strong').first().innerText()).replace(/,/g, ''));
 const cells = (label: string) => page.locator(`tbody td[data-label="${label}"]`).allInnerTexts();
 
@@ -131,7 +118,7 @@ describe('the patrol checks list in a browser', () => {
 describe('filters picked by name in a browser', () => {
   it('picks an item from the grouped select: the URL holds its ids, a chip names it, and removing the chip clears it', async () => {
     const [item] = (
-      await t.pool.query(`SELECT p.id AS product_id, v.id AS variation_id, p.name || ' / ' || v.name AS label FROM assignments a
+      await served.t.pool.query(`SELECT p.id AS product_id, v.id AS variation_id, p.name || ' / ' || v.name AS label FROM assignments a
         JOIN products p ON p.id = a.product_id JOIN product_variations v ON v.id = a.variation_id GROUP BY 1, 2, 3 ORDER BY count(*) DESC LIMIT 1`)
     ).rows;
     await page.goto(url('/admin/equipment/assignments'));
@@ -149,7 +136,7 @@ describe('filters picked by name in a browser', () => {
 
   it('suggests riders as one types part of a name; the chosen ID filters the list and the chip names the rider', async () => {
     const [rider] = (
-      await t.pool.query(
+      await served.t.pool.query(
         `SELECT r.id, r.name FROM riders r WHERE EXISTS (SELECT 1 FROM patrol_checks pc WHERE pc.rider_id = r.id) ORDER BY r.id LIMIT 1`,
       )
     ).rows;
@@ -169,8 +156,9 @@ describe('filters picked by name in a browser', () => {
   });
 
   it('takes a whole name typed without choosing, when one rider has it', async () => {
-    const [rider] = (await t.pool.query(`SELECT min(id) AS id, name FROM riders GROUP BY name HAVING count(*) = 1 ORDER BY name LIMIT 1`))
-      .rows;
+    const [rider] = (
+      await served.t.pool.query(`SELECT min(id) AS id, name FROM riders GROUP BY name HAVING count(*) = 1 ORDER BY name LIMIT 1`)
+    ).rows;
     await page.goto(url('/admin/equipment/riders'));
     await page.getByLabel('Rider', { exact: true }).fill(rider.name);
     await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -179,14 +167,14 @@ describe('filters picked by name in a browser', () => {
   });
 
   it('offers a supervisor limited to one 3PL only that 3PL, its riders and its patrollers', async () => {
-    const [company] = (await t.pool.query('SELECT c.id, c.name FROM companies c ORDER BY c.id LIMIT 1')).rows;
+    const [company] = (await served.t.pool.query('SELECT c.id, c.name FROM companies c ORDER BY c.id LIMIT 1')).rows;
     const scopedApp = express()
       .use((_req, res, next) => {
         res.locals.supervisor = { id: '1', username: 'lead', companyId: String(company.id) };
         next();
       })
       .use('/admin/assets', express.static(path.join(projectRoot, 'public/admin')))
-      .use('/admin', createAdminRouter({ pool: t.pool, log: () => undefined }));
+      .use('/admin', createAdminRouter({ pool: served.t.pool, log: () => undefined }));
     const scoped = await serve(scopedApp);
     try {
       await page.goto(`${scoped.base}/admin/checks`);
@@ -195,7 +183,7 @@ describe('filters picked by name in a browser', () => {
         "[...document.querySelectorAll('#patroller-suggestions option')].map((o) => o.value)",
       )) as string[];
       const theirs = (
-        await t.pool.query(
+        await served.t.pool.query(
           `SELECT DISTINCT pc.patroller_id::text AS id FROM patrol_checks pc JOIN riders r ON r.id = pc.rider_id WHERE r.company_id = $1`,
           [company.id],
         )
@@ -213,7 +201,7 @@ describe('filters picked by name in a browser', () => {
 
 describe('finding a rider in a browser', () => {
   it('searches by part of a name from any page and opens the rider', async () => {
-    const { rows } = await t.pool.query(`SELECT id, name FROM riders WHERE name ~ '^[A-Za-z]+ [A-Za-z]+$' ORDER BY id LIMIT 1`);
+    const { rows } = await served.t.pool.query(`SELECT id, name FROM riders WHERE name ~ '^[A-Za-z]+ [A-Za-z]+$' ORDER BY id LIMIT 1`);
     const [, last] = rows[0].name.split(' ');
     await page.goto(url('/admin/equipment/returns'));
     await page.getByRole('searchbox', { name: 'Find a rider' }).fill(last.toLowerCase());
@@ -245,7 +233,7 @@ describe('keyboard and small screens', () => {
 
   it('fits a phone screen without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    const { rows } = await t.pool.query(
+    const { rows } = await served.t.pool.query(
       `SELECT id, rider_id, to_char(checked_at, 'YYYY-MM-DD') AS day FROM patrol_checks ORDER BY id LIMIT 1`,
     );
     for (const path of [

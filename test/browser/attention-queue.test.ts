@@ -1,49 +1,30 @@
 // "Needs attention" worked in real Chromium by a signed-in supervisor: a row marked handled with the
 // keyboard alone, and the page, its open "Mark handled" form and the handled view clean under axe-core.
 // On the attention test database, as of today (test/attention.test.ts reads it as of 2025-01-31 only).
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createSupervisor } from '../../src/auth/supervisors';
-import { serve, testAppWithAuth, type TestApp } from '../support/app';
-import { launchChromium } from '../support/browser';
+import { testAppWithAuth } from '../support/app';
+import { axeViolations, useServedApp } from '../support/browser';
 
 jest.setTimeout(120000);
 
-let t: TestApp;
-let server: Awaited<ReturnType<typeof serve>>;
-let browser: Browser;
 const username = `queue-${process.pid}`;
 const password = 'queue-pass-12345';
-
-beforeAll(async () => {
-  t = await testAppWithAuth('attention');
+const served = useServedApp(async () => {
+  const t = await testAppWithAuth('attention');
   await createSupervisor(t.pool, { username, password });
-  server = await serve(t.app);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await t?.close();
+  return t;
 });
 
 async function signedIn(): Promise<Page> {
-  const context = await browser.newContext({ bypassCSP: true });
+  const context = await served.browser.newContext({ bypassCSP: true });
   const page = await context.newPage();
-  await page.goto(`${server.base}/admin/sign-in?next=${encodeURIComponent('/admin/attention')}`);
+  await page.goto(`${served.base}/admin/sign-in?next=${encodeURIComponent('/admin/attention')}`);
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/admin\/attention$/);
   return page;
-}
-
-type Violation = { id: string; impact: string; help: string; nodes: Array<{ target: string[] }> };
-async function violations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  const found = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)')) as Violation[];
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
 }
 
 const unchecked = (page: Page) => page.locator('section#unchecked tbody tr td[data-label="Rider ID"]').allInnerTexts();
@@ -73,9 +54,9 @@ describe('Needs attention in a browser, signed in', () => {
     expect(await focused(page)).toBe('unchecked BUTTON Save');
     await Promise.all([page.waitForEvent('framenavigated'), page.keyboard.press('Enter')]);
     await page.waitForLoadState('load');
-    expect(page.url()).toBe(`${server.base}/admin/attention`);
+    expect(page.url()).toBe(`${served.base}/admin/attention`);
     expect(await unchecked(page)).toEqual(before.slice(1));
-    const { rows } = await t.pool.query(
+    const { rows } = await served.t.pool.query(
       `SELECT h.subject_id::text AS rider, h.note FROM access.attention_handled h JOIN access.supervisors s ON s.id = h.handled_by WHERE s.username = $1`,
       [username],
     );
@@ -86,10 +67,10 @@ describe('Needs attention in a browser, signed in', () => {
   it('is clean under axe-core with a "Mark handled" form open, on a rule’s list and on its handled view', async () => {
     const page = await signedIn();
     await page.locator('section#overdue-items summary').first().click();
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     for (const path of ['/admin/attention/overdue-items', '/admin/attention/unchecked/handled']) {
-      await page.goto(`${server.base}${path}`);
-      expect({ path, violations: await violations(page) }).toEqual({ path, violations: [] });
+      await page.goto(`${served.base}${path}`);
+      expect({ path, violations: await axeViolations(page) }).toEqual({ path, violations: [] });
     }
     await page.context().close();
   });

@@ -2,46 +2,21 @@
 // the DevTools protocol, which the CSP does not govern): it shows every operation of the OpenAPI
 // document, an integrator can authorize and send a request, and axe-core finds no serious or critical
 // violation of WCAG 2.1 A and AA at a desktop and a phone width, closed, open, sent and authorizing.
-import fs from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { serve, testAppWithAuth, type TestApp } from '../support/app';
-import { launchChromium } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { testAppWithAuth } from '../support/app';
+import { axeViolations, useServedApp } from '../support/browser';
 
 jest.setTimeout(120000);
 
-let t: TestApp;
-let server: Awaited<ReturnType<typeof serve>>;
-let browser: Browser;
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-beforeAll(async () => {
-  // Tokens on, as the service runs by default: the document then declares the Bearer scheme.
-  t = await testAppWithAuth('fixture');
-  server = await serve(t.app);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await t?.close();
-});
-
-type Violation = { id: string; impact: string; help: string; nodes: Array<{ target: string[] }> };
+// Tokens on, as the service runs by default: the document then declares the Bearer scheme.
+const served = useServedApp(() => testAppWithAuth('fixture'));
 
 /** axe's serious and critical violations of WCAG 2.1 A and AA on the page as it is now. */
-async function violations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.evaluate(axeSource);
-  const found = (await page.evaluate(
-    'axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }, resultTypes: ["violations"] }).then((r) => r.violations)',
-  )) as Violation[];
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-}
+const violations = (page: Page) => axeViolations(page, 'wcag21aa');
 
 /** "GET /patrollerchecks listPatrolChecks" for each operation of the document. */
 async function documentedOperations(): Promise<string[]> {
-  const doc = (await (await fetch(`${server.base}/v2/openapi.json`)).json()) as {
+  const doc = (await (await fetch(`${served.base}/v2/openapi.json`)).json()) as {
     paths: Record<string, Record<string, { operationId?: string }>>;
   };
   return Object.entries(doc.paths)
@@ -63,7 +38,7 @@ async function shownOperations(page: Page): Promise<string[]> {
 
 /** A page of /docs at the width, once Swagger UI has drawn it; `problems` gathers script errors and CSP violations. */
 async function openDocs(width: number): Promise<{ page: Page; problems: string[]; close: () => Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const context = await served.browser.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));
@@ -71,7 +46,7 @@ async function openDocs(width: number): Promise<{ page: Page; problems: string[]
     // A request sent with a made-up token is answered 401, which Chromium also reports as a failed load.
     if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(message.text());
   });
-  await page.goto(`${server.base}/docs`);
+  await page.goto(`${served.base}/docs`);
   await page.locator('.opblock').first().waitFor();
   return { page, problems, close: () => context.close() };
 }
