@@ -144,6 +144,12 @@ export function createApp({
     createAdminRouter({ pool: reads.admin, streamPool: reads.streams, streamLimit, log, attention: config.attention, handling }),
   );
 
+  // The first address the start banner prints: a browser is sent to the supervisors' pages; an API
+  // client (asking for JSON, or for anything) keeps the problem+json 404 below.
+  app.get('/', (req, res, next) => {
+    if (req.accepts(['application/json', 'text/html']) !== 'text/html') return next();
+    res.redirect(302, links.home());
+  });
   app.use((req) => {
     throw new HttpError(404, `Nothing is served at ${req.path}.`);
   });

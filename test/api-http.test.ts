@@ -41,6 +41,15 @@ describe('HTTP behaviour of /v2', () => {
     expectProblem(await request(t.app).get('/nothing-here'), 404);
   });
 
+  it('sends a browser at / to the admin pages, and answers an API client there with 404 problem+json', async () => {
+    const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const res = await request(t.app).get('/').set('Accept', browser).expect(302);
+    expect(res.headers.location).toBe('/admin');
+    expectProblem(await request(t.app).get('/').set('Accept', 'application/json'), 404);
+    expectProblem(await request(t.app).get('/'), 404);
+    expectProblem(await request(t.app).get('/').set('Accept', '*/*'), 404);
+  });
+
   it('marks personal data as not to be stored by caches, on answers and on errors', async () => {
     expect((await request(t.app).get('/v2/riders')).headers['cache-control']).toBe('no-store');
     expect((await request(t.app).get('/v2/riders?x=1')).headers['cache-control']).toBe('no-store');
