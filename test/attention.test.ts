@@ -7,6 +7,8 @@ import type { Response } from 'express';
 import { createAdminRouter } from '../src/admin/router';
 import { attentionCounter } from '../src/admin/attention';
 import { DEFAULT_ATTENTION } from '../src/config';
+import { toNative } from '../src/db/knex';
+import { rules } from '../src/queries/attention';
 import { testApp, type TestApp } from './support/app';
 import { one, tableRows, textOf } from './support/html';
 
@@ -151,6 +153,28 @@ describe('the counts are fresh', () => {
       ({ locals: companyId ? { supervisor: { companyId } } : {}, req: { socket: {} }, once: () => undefined }) as unknown as Response;
     expect((await count(res(), AS_OF, false)).map((c) => c.total)).toEqual([1, 4, 2, 5]);
     expect((await count(res('1'), AS_OF, false)).map((c) => c.total)).toEqual([0, 2, 1, 3]);
+  });
+});
+
+describe('today, read as now', () => {
+  // Without an as-of day the rules read the gaps still open and the items held now (kept counts);
+  // with today's date they judge the end of today from the history. With nothing dated after now,
+  // both give the same rows, on this database and on the demo's.
+  it.each(['attention', 'demo'] as const)('gives the rows of the end of today, on the %s data', async (database) => {
+    const app = database === 'attention' ? t : testApp('demo');
+    try {
+      const [{ today }] = (await app.pool.query(`SELECT to_char(current_date, 'YYYY-MM-DD') AS today`)).rows;
+      for (const name of ['failing-checks', 'overdue-items', 'unchecked', 'losses'] as const) {
+        for (const settings of [DEFAULT_ATTENTION, { ...DEFAULT_ATTENTION, failedChecks: 1, uncheckedDays: 20 }]) {
+          const rows = async (asOf: string | null) => (await app.pool.query(toNative(rules[name]({ asOf, settings, scope: {} })))).rows;
+          const now = await rows(null);
+          expect({ name, rows: now }).toEqual({ name, rows: await rows(today) });
+          if (database === 'demo' && name !== 'losses') expect(now.length).toBeGreaterThan(0);
+        }
+      }
+    } finally {
+      if (app !== t) await app.close();
+    }
   });
 });
 

@@ -10,10 +10,11 @@ import type { Knex } from 'knex';
 // evidence for that subject is no newer and `until` (a day, inclusive) has not passed. Undo keeps the
 // row, marked undone, so the rider's history shows who did what.
 //
-// And two indexes for the rules' lists (src/queries/attention.ts): each rider's open gap (no check
-// since the last) in the order of that check, with what "failing" and "not checked lately" read of it,
-// so a page of either rule is read in order and stops after its rows; and the gaps by when they
-// closed, so that "closed after the as-of day" (none for today) is found without the GiST index.
+// And indexes for the rules' lists (src/queries/attention.ts), each in the order of the check that
+// opens a gap, with what "failing" and "not checked lately" read of it, so that a page of either rule
+// is read in order and stops after its rows, and a count stops at its cap: each rider's open gap (no
+// check since the last; today's answer), the same of riders whose last check failed, and every gap
+// (a past day's: the gaps still open then, read back from that day).
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE TABLE access.attention_handled (
@@ -39,7 +40,7 @@ export async function up(knex: Knex): Promise<void> {
     CREATE INDEX kept_check_gaps_open_idx ON kept_check_gaps (from_at, rider_id) INCLUDE (check_id, streak, streak_start) WHERE until_at IS NULL;
     CREATE INDEX kept_check_gaps_open_failing_idx ON kept_check_gaps (from_at, rider_id) INCLUDE (check_id, streak, streak_start)
       WHERE until_at IS NULL AND streak > 0;
-    CREATE INDEX kept_check_gaps_until_idx ON kept_check_gaps (until_at) WHERE until_at IS NOT NULL;
+    CREATE INDEX kept_check_gaps_from_idx ON kept_check_gaps (from_at, rider_id) INCLUDE (check_id, until_at, streak, streak_start);
   `);
 }
 
@@ -47,7 +48,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     DROP INDEX kept_check_gaps_open_idx;
     DROP INDEX kept_check_gaps_open_failing_idx;
-    DROP INDEX kept_check_gaps_until_idx;
+    DROP INDEX kept_check_gaps_from_idx;
     DROP TABLE access.attention_handled;
   `);
 }

@@ -222,7 +222,8 @@ export function shownCount(total: number): { total: number; capped: boolean } {
   return total > attention.COUNT_CAP ? { total: attention.COUNT_CAP, capped: true } : { total, capped: false };
 }
 
-const queueQuery = (asOf: string, settings: AttentionSettings, scope: Scope): attention.AttentionQuery => ({
+/** The queue's rules at the end of `asOf`, or now (null: no day asked for). */
+const queueQuery = (asOf: string | null, settings: AttentionSettings, scope: Scope): attention.AttentionQuery => ({
   asOf,
   settings,
   scope,
@@ -235,7 +236,7 @@ const queueQuery = (asOf: string, settings: AttentionSettings, scope: Scope): at
  * the next count.
  */
 export function attentionCounter(pool: Reader, settings: AttentionSettings) {
-  return (res: Response, asOf: string, isToday: boolean): Promise<Counts> => {
+  return (res: Response, asOf: string | null, isToday: boolean): Promise<Counts> => {
     const q = queueQuery(asOf, settings, scopeOf(res));
     const signal = clientSignal(res);
     return Promise.all(
@@ -245,7 +246,7 @@ export function attentionCounter(pool: Reader, settings: AttentionSettings) {
           name: rule.name,
           counted: rule.counted,
           ...shownCount(Number(total)),
-          href: `${links.attention(isToday ? {} : { as_of: asOf })}#${rule.name}`,
+          href: `${links.attention(isToday || asOf === null ? {} : { as_of: asOf })}#${rule.name}`,
         };
       }),
     );
@@ -269,7 +270,7 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
   async function page(req: Request, res: Response): Promise<void> {
     const { asOf: given, errors } = await valuesOf(req);
     const { asOf, today } = await asOfDay(pool, res, given);
-    const q = queueQuery(asOf, settings, scopeOf(res));
+    const q = queueQuery(given ?? null, settings, scopeOf(res));
     const signal = clientSignal(res);
     const dayQuery: Record<string, string> = given ? { as_of: given } : {};
     const sections = await Promise.all(
@@ -318,7 +319,7 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
     const { asOf: given, errors } = await valuesOf(req);
     if (errors) throw new HttpError(400, `as_of ${errors.as_of?.join('; ')}`);
     const { asOf } = await asOfDay(pool, res, given);
-    const query = attention.losses(queueQuery(asOf, settings, scopeOf(res)));
+    const query = attention.losses(queueQuery(given ?? null, settings, scopeOf(res)));
     const { key, what } = sessionKey(req);
     const columns = ruleColumns(rule)
       .filter((c) => c.only !== 'table')

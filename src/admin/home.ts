@@ -41,7 +41,7 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
     const from30 = addDays(to, -29);
 
     const [attend, rates, perDay, [holding], byProduct, exchanges] = await Promise.all([
-      attentionCounts(res, to, to === today),
+      attentionCounts(res, asOf ?? null, to === today),
       run<Rates>(patrolChecks.passRatesBy3pl({ from30, from7, to }, scope)),
       run<{ day: string; checks: string; passed: string }>(patrolChecks.checksPerDay({ from: from30, to }, scope)),
       run<{ riders_holding: string; items_held: string; riders: string }>(assignments.holdingTotals(scope)),

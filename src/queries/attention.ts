@@ -11,7 +11,11 @@ import { timeKey, type Dir, type ListSort } from './keyset';
 // time zone), within the supervisor's 3PL, and for one rider when `riderId` is given.
 
 export interface AttentionQuery {
-  /** YYYY-MM-DD; null: today in the session's time zone. */
+  /**
+   * YYYY-MM-DD; null: today in the session's time zone, read as now: the gaps between checks still
+   * open and the items riders hold now (their kept counts), each from an index in the list's order.
+   * A day given, even today's, is judged at its end from the history.
+   */
   asOf: string | null;
   settings: AttentionSettings;
   scope: Scope;
@@ -93,36 +97,24 @@ function earlierNote(builder: Knex.QueryBuilder, rule: RuleName, subject: string
 // are, so the planner matches them.
 
 /**
- * The gaps between checks that hold the end of the as-of day, read in two parts as uncheckedCore's
- * are: each rider's open gap (no check since), from an index in the order of its check, and the gaps
- * closed by a check after the day (none for today), from the index of when they closed or the GiST one.
+ * The gaps between checks that hold the end of the as-of day and meet `condition` (alias o), as g:
+ * today, each rider's open gap (no check since); a past day, the gaps not yet closed by its end. Each
+ * is read from an index in the order of the check that opens the gap (migration 014), so a page stops
+ * after its rows and a count at its cap.
  */
-function gapsAtEnd(
-  q: AttentionQuery,
-  open: (o: Knex.QueryBuilder) => Knex.QueryBuilder,
-  closed: (o: Knex.QueryBuilder) => Knex.QueryBuilder,
-) {
-  const gap = (builder: Knex.QueryBuilder) => builder.select('o.rider_id', 'o.check_id', 'o.from_at', 'o.streak', 'o.streak_start');
-  return sql
-    .unionAll(
-      [
-        gap(open(sql('kept_check_gaps as o').whereNull('o.until_at'))),
-        gap(closed(sql('kept_check_gaps as o').whereRaw(`o.until_at >= ${UNTIL}`, [q.asOf]))),
-      ],
-      true,
-    )
-    .as('g');
+function gapsAtEnd(q: AttentionQuery, condition: (o: Knex.QueryBuilder) => Knex.QueryBuilder) {
+  const gaps = sql('kept_check_gaps as o').select('o.rider_id', 'o.check_id', 'o.from_at', 'o.streak', 'o.streak_start');
+  if (q.asOf === null) gaps.whereNull('o.until_at');
+  else gaps.whereRaw(`(o.until_at IS NULL OR o.until_at >= ${UNTIL})`, [q.asOf]);
+  return condition(gaps).as('g');
 }
 
 /** The riders (g: the gap between checks that holds the end of the day; r; c) of failingChecks; no columns. */
 function failingCore(q: AttentionQuery) {
   // The gap that holds the end of the day opens at the rider's last check before it, a failed one
   // ending at least the threshold of failures in a row. (streak > 0 lets the partial index serve.)
-  const failing = (o: Knex.QueryBuilder) => o.whereRaw('o.streak > 0 AND o.streak >= ?', [q.settings.failedChecks]);
-  const gaps = gapsAtEnd(
-    q,
-    (o) => failing(o).whereRaw(`o.from_at < ${UNTIL}`, [q.asOf]),
-    (o) => failing(o).whereRaw(`tstzrange(o.from_at, o.until_at, '(]') @> ${UNTIL}`, [q.asOf]),
+  const gaps = gapsAtEnd(q, (o) =>
+    o.whereRaw(`o.streak > 0 AND o.streak >= ? AND o.from_at < ${UNTIL}`, [q.settings.failedChecks, q.asOf]),
   );
   const builder = riders(sql.from(gaps).join('riders as r', 'r.id', 'g.rider_id').join('companies as c', 'c.id', 'r.company_id'), q);
   return unhandled(builder, q, 'failing-checks', 'g.rider_id', 'g.from_at');
@@ -275,40 +267,38 @@ export function riderLosses(q: AttentionQuery) {
  * or a capped count stops early.
  */
 function uncheckedCore(q: AttentionQuery) {
-  const start = `${UNTIL} - ? * interval '1 day'`;
-  const days = q.settings.uncheckedDays;
-  const gaps = gapsAtEnd(
-    q,
-    (o) => o.whereRaw(`o.from_at < ${start}`, [q.asOf, days]),
-    (o) => o.whereRaw(`tstzrange(o.from_at, o.until_at, '(]') @> tstzrange(${start}, ${UNTIL}, '[]')`, [q.asOf, days, q.asOf]),
-  );
-  const heldThen = sql('assignments as a')
-    .whereRaw('a.rider_id = g.rider_id')
-    .whereRaw(...heldAtEnd(q))
-    .select(sql.raw('1'))
-    .limit(1);
-  const builder = riders(
-    sql
-      .from(gaps)
-      .join('riders as r', 'r.id', 'g.rider_id')
-      .join('companies as c', 'c.id', 'r.company_id')
-      .whereRaw(holding.riderWithAny)
-      .joinRaw('CROSS JOIN LATERAL (?) AS h', [heldThen as unknown as Knex.Raw]),
-    q,
-  );
+  // No check in the window: the gap holding its end opened before it began.
+  const gaps = gapsAtEnd(q, (o) => o.whereRaw(`o.from_at < ${UNTIL} - ? * interval '1 day'`, [q.asOf, q.settings.uncheckedDays]));
+  const builder = riders(sql.from(gaps).join('riders as r', 'r.id', 'g.rider_id').join('companies as c', 'c.id', 'r.company_id'), q);
+  if (q.asOf === null) {
+    // Today: holding equipment now, as the item counts kept on each rider say (migration 002).
+    builder.whereRaw(holding.riderHolding);
+  } else {
+    const heldThen = sql('assignments as a')
+      .whereRaw('a.rider_id = g.rider_id')
+      .whereRaw(...heldAtEnd(q))
+      .select(sql.raw('1'))
+      .limit(1);
+    builder.whereRaw(holding.riderWithAny).joinRaw('CROSS JOIN LATERAL (?) AS h', [heldThen as unknown as Knex.Raw]);
+  }
   return unhandled(builder, q, 'unchecked', 'g.rider_id', 'g.from_at');
 }
 
 function uncheckedColumns(builder: Knex.QueryBuilder, q: AttentionQuery) {
-  const heldCount = sql('assignments as a')
-    .whereRaw('a.rider_id = g.rider_id')
-    .whereRaw(...heldAtEnd(q))
-    .count();
+  const heldCount =
+    q.asOf === null
+      ? sql.raw('r.active_items')
+      : sql.raw('(?)::int', [
+          sql('assignments as a')
+            .whereRaw('a.rider_id = g.rider_id')
+            .whereRaw(...heldAtEnd(q))
+            .count(),
+        ]);
   return builder.select(
     'g.rider_id',
     'r.name as rider_name',
     'c.name as company',
-    sql.raw('(?)::int AS held', [heldCount]),
+    sql.raw('? AS held', [heldCount]),
     sql.raw(`CASE WHEN g.from_at > '-infinity' THEN ${day('g.from_at')} END AS last_check`),
     sql.raw(`CASE WHEN g.from_at > '-infinity' THEN g.check_id END AS last_check_id`),
   );
