@@ -83,6 +83,10 @@ describe('marking rows handled', () => {
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/admin/attention#failing-checks');
 
+    // The next page says so, once.
+    const next = (await a.get('/admin/attention').expect(200)).text;
+    expect(textOf(one(next, 'p[role="status"]'))).toMatch(/^Marked handled: Lee Park, under “Failing patrol checks”/);
+    expect((await a.get('/admin/attention').expect(200)).text).not.toContain('role="status"');
     expect((await section(a, 'failing-checks')).ids).not.toContain('105');
     expect(await homeCount(a, 'failing-checks')).toBe(before - 1);
     const list = (await a.get('/admin/attention/failing-checks').expect(200)).text;

@@ -8,7 +8,7 @@ import { MAX_BIGINT } from '../filters/define';
 import { HttpError } from '../http/errors';
 import * as attention from '../queries/attention';
 import * as handling from '../queries/handling';
-import { render } from '../html/render';
+import { render, setNotice } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { links } from '../html/links';
 import { adminPathOrNone } from '../html/urls';
@@ -98,6 +98,9 @@ export function handlingRouter({ pool, primary, protect, settings }: HandlingDep
     if (!written) {
       throw new HttpError(409, `${found.name} is not listed under “${ruleNamed(rule)!.title}” today: there is nothing to mark handled.`);
     }
+    setNotice(req, {
+      text: `Marked handled: ${found.name}, under “${ruleNamed(rule)!.title}”. Its note is on the rule’s handled rows, where Undo puts it back.`,
+    });
     res.redirect(303, safeBack(req.body.back, rule));
   });
 
@@ -110,6 +113,7 @@ export function handlingRouter({ pool, primary, protect, settings }: HandlingDep
       toNative(handling.undoHandling(id, supervisor.id, scopeOf(res))),
     );
     if (!undone) throw new HttpError(404, 'There is no such handling, or it was undone already.');
+    setNotice(req, { text: `Undone: the row is back on “${ruleNamed(undone.rule)?.title ?? undone.rule}”.` });
     res.redirect(303, safeBack(req.body.back, undone.rule));
   });
 

@@ -31,14 +31,33 @@ const helpers = {
 };
 
 export function renderToString(view: string, data: Record<string, unknown>): Promise<string> {
-  return renderView(`admin/${view}`, { ...helpers, section: '', query: '', supervisor: null, csrfToken: '', ...data });
+  return renderView(`admin/${view}`, { ...helpers, section: '', query: '', supervisor: null, csrfToken: '', notice: null, ...data });
 }
 
 /** What the layout shows of the sign-in, when one is in front: who is signed in, and a sign-out form. */
 export const signedIn = (res: Response) => ({ supervisor: res.locals.supervisor ?? null, csrfToken: res.locals.csrfToken ?? '' });
 
+/** A line the next page of this session shows once ("Marked handled: …"), after a form sent it elsewhere. */
+export interface Notice {
+  text: string;
+}
+type WithNotice = { session?: { notice?: Notice } };
+
+export function setNotice(req: unknown, notice: Notice): void {
+  const session = (req as WithNotice).session;
+  if (session) session.notice = notice;
+}
+
+/** The session's notice, taken: shown once. */
+function takeNotice(res: Response): Notice | null {
+  const session = (res.req as WithNotice | undefined)?.session;
+  const notice = session?.notice ?? null;
+  if (session?.notice) delete session.notice;
+  return notice;
+}
+
 /** Renders views/admin/<view>.ejs as the whole response; personal data, so never stored by caches. */
 export async function render(res: Response, view: string, data: Record<string, unknown>, status = 200): Promise<void> {
-  const html = await renderToString(view, { ...signedIn(res), ...data });
+  const html = await renderToString(view, { ...signedIn(res), notice: takeNotice(res), ...data });
   res.status(status).type('html').set('Cache-Control', 'no-store').send(html);
 }
