@@ -4,6 +4,7 @@ import { toNative } from '../db/knex';
 import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
+import type { ValueColumn } from '../queries/choices';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import { MAX_TEXT_LENGTH, type Params } from '../filters/define';
 import { queryValidator } from '../filters/validate';
@@ -73,6 +74,8 @@ export interface ListResource {
   choices?: Record<string, readonly Choice[]>;
   /** Filter names that take a 3PL name: a select of the 3PLs the supervisor may see. */
   companyFields?: readonly string[];
+  /** Filters over a small set of values: a select of the values present within the supervisor's 3PL. */
+  valueFields?: readonly ValueColumn[];
   /** Pairs of product and variation filters picked as one item (see Picker in form.ts). */
   itemPickers?: ReadonlyArray<{ name: string; label: string; replaces: readonly [product: string, variation: string] }>;
   /** Id filters picked by name: riders are suggested as one types, patrollers listed. */
@@ -122,6 +125,7 @@ interface Loaded {
   companies: string[];
   items: ItemRow[];
   patrollers: Named[];
+  values: Partial<Record<ValueColumn, string[]>>;
 }
 
 export interface Chip {
@@ -166,12 +170,14 @@ export function listHandlers(
   async function load(res: Response): Promise<Loaded> {
     const scope = scopeOf(res);
     const signal = clientSignal(res);
-    const [companies, items, patrollers] = await Promise.all([
+    const valueFields = resource.valueFields ?? [];
+    const [companies, items, patrollers, ...values] = await Promise.all([
       resource.companyFields?.length ? choices.companies(scope, signal) : [],
       pickers.length ? choices.items(signal) : [],
       people.some(([, kind]) => kind === 'patroller') ? choices.patrollers(scope, signal) : [],
+      ...valueFields.map((name) => choices.values(name, scope, signal)),
     ]);
-    return { companies, items, patrollers };
+    return { companies, items, patrollers, values: Object.fromEntries(valueFields.map((name, i) => [name, values[i]])) };
   }
 
   /**
@@ -259,12 +265,14 @@ export function listHandlers(
   }
 
   function form(raw: Query, loaded: Loaded, errors?: FieldErrors) {
-    const companyChoices = (name: string): Choice[] => {
-      const known = loaded.companies.map((company) => ({ value: company, label: company }));
+    // A value from an old link or typed by hand stays visible, and says why nothing matches it.
+    const present = (name: string, known: readonly string[], unknown: string): Choice[] => {
       const value = raw[name];
-      // A name from an old link or typed by hand stays visible, and says why nothing matches it.
-      return value && !loaded.companies.includes(value) ? [{ value, label: `${value} (no 3PL of this name)` }, ...known] : known;
+      const options = known.map((v) => ({ value: v, label: v }));
+      return value && !known.includes(value) ? [{ value, label: `${value} (${unknown})` }, ...options] : options;
     };
+    const companyChoices = (name: string) => present(name, loaded.companies, 'no 3PL of this name');
+    const valueChoices = (name: ValueColumn) => present(name, loaded.values[name] ?? [], 'none match');
     const groups = itemGroups(loaded.items);
     return {
       ...formModel({
@@ -272,7 +280,11 @@ export function listHandlers(
         params: resource.filters,
         raw,
         errors,
-        choices: { ...resource.choices, ...Object.fromEntries((resource.companyFields ?? []).map((name) => [name, companyChoices(name)])) },
+        choices: {
+          ...resource.choices,
+          ...Object.fromEntries((resource.companyFields ?? []).map((name) => [name, companyChoices(name)])),
+          ...Object.fromEntries((resource.valueFields ?? []).map((name) => [name, valueChoices(name)])),
+        },
         suggestions: Object.fromEntries(people.map(([name, kind]) => [name, `${kind}-suggestions`])),
         lookups: Object.fromEntries(people.filter(([, kind]) => kind === 'rider').map(([name]) => [name, links.riderLookup])),
         labels: Object.fromEntries(people.map(([name, kind]) => [name, kind === 'rider' ? 'Rider' : 'Patroller'])),
