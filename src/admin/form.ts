@@ -54,6 +54,8 @@ export interface FormOptions {
   lookups?: Readonly<Record<string, string>>;
   /** Selects that stand for two parameters (a product and its variation): drawn where the first one was. */
   pickers?: readonly Picker[];
+  /** The page's parameters that are no field (sort, page size): a message about one names it by its label. */
+  others?: Params;
 }
 
 /**
@@ -100,7 +102,7 @@ export function formModel(options: FormOptions): FormModel {
           // The picker stands for two parameters: a message about one of them names it and its value.
           errors: [
             ...picker.replaces.flatMap((replaced) =>
-              (errors[replaced] ?? []).map((message) => `${replaced} “${raw[replaced] ?? ''}” ${message}`),
+              (errors[replaced] ?? []).map((message) => `${params[replaced].label} “${raw[replaced] ?? ''}” ${message}`),
             ),
             ...(errors[picker.name] ?? []),
           ],
@@ -133,7 +135,7 @@ export function formModel(options: FormOptions): FormModel {
   const known = new Set([...fields.map((f) => f.name), ...pickerOf.keys()]);
   const otherErrors = Object.entries(errors)
     .filter(([name]) => !known.has(name))
-    .map(([name, messages]) => `${name} ${messages.join('; ')}`);
+    .map(([name, messages]) => `${params[name]?.label ?? options.others?.[name]?.label ?? name} ${messages.join('; ')}`);
   const hidden = (options.keep ?? []).filter((name) => raw[name] && !errors[name]).map((name) => ({ name, value: raw[name] }));
   return { action: options.action, fields, hidden, otherErrors, hasErrors: Object.keys(errors).length > 0 };
 }

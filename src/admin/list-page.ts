@@ -27,7 +27,7 @@ import { scopeOf } from '../html/scope';
 import { streamCsv, type Row } from './stream-csv';
 import { href, stringQuery, without, type Query } from '../html/urls';
 import { links } from '../html/links';
-import { fieldErrorsOf } from '../html/validate-or-redraw';
+import { checkQuery, fieldErrorsOf } from '../html/validate-or-redraw';
 
 export type Values = Record<string, unknown>;
 
@@ -152,8 +152,21 @@ export function listHandlers(
 ) {
   const countCap = resource.countCap ?? listCap;
   const equipmentTabs = tabs.filter((tab) => tab.section === resource.section);
-  const params = { ...resource.filters, ...listParams(Object.keys(resource.sorts)) };
-  const validate = queryValidator(params);
+  // Each sort is named by the header of the column it orders (the URL name when no column shows it).
+  const sortChoices = Object.keys(resource.sorts).map((value) => ({
+    value,
+    label: resource.table.find((column) => column.sort === value)?.label ?? value,
+  }));
+  const ownParams = listParams(sortChoices);
+  // The validator names a select's choices as the form labels them (Passed and Failed, not 1 and 0).
+  const labelled = Object.fromEntries(
+    Object.entries(resource.filters).map(([name, def]) => [
+      name,
+      resource.choices?.[name] ? { ...def, choices: resource.choices[name] } : def,
+    ]),
+  );
+  const params = { ...labelled, ...ownParams };
+  const validate = queryValidator(params, 'form');
   const filterNames = Object.keys(resource.filters);
   const path = links.list(resource.path);
 
@@ -183,11 +196,17 @@ export function listHandlers(
   /**
    * The address a submitted form stands for, when it differs: an item picker's `product:variation`
    * becomes the two id parameters, and a name typed where an id goes becomes that person's id when
-   * exactly one matches. So links, CSV and the API's parameters stay ids. Errors for what cannot be.
+   * exactly one matches. So links, CSV and the API's parameters stay ids. Errors for what cannot be,
+   * and the query for the validator to judge the rest by (the ids found; no field already in error).
    */
-  async function canonical(req: Request, res: Response, target: string): Promise<{ location?: string; errors?: FieldErrors }> {
+  async function canonical(
+    req: Request,
+    res: Response,
+    target: string,
+  ): Promise<{ location?: string; errors: FieldErrors; checked: Values }> {
     const query = req.query as Values;
     const out = stringQuery(query);
+    const checked: Values = { ...query };
     const errors: FieldErrors = {};
     let changed = false;
     for (const picker of pickers) {
@@ -195,12 +214,13 @@ export function listHandlers(
       changed = true;
       const value = query[picker.name];
       delete out[picker.name];
+      delete checked[picker.name];
       const match = typeof value === 'string' ? /^([0-9]{1,18}):([0-9]{0,18})$/.exec(value) : null;
       if (typeof value !== 'string') errors[picker.name] = ['must be given at most once'];
       else if (value !== '' && !match) errors[picker.name] = ['must be one of the listed items'];
       else {
-        out[picker.replaces[0]] = match?.[1] ?? '';
-        out[picker.replaces[1]] = match?.[2] ?? '';
+        out[picker.replaces[0]] = checked[picker.replaces[0]] = match?.[1] ?? '';
+        out[picker.replaces[1]] = checked[picker.replaces[1]] = match?.[2] ?? '';
       }
     }
     for (const [name, kind] of people) {
@@ -209,9 +229,10 @@ export function listHandlers(
       if (!/\p{L}/u.test(typed) || typed.length > MAX_TEXT_LENGTH) continue;
       const found = await peopleNamed(kind, typed, res);
       if (found.length === 1) {
-        out[name] = found[0].id;
+        out[name] = checked[name] = found[0].id;
         changed = true;
       } else {
+        delete checked[name];
         errors[name] = [
           found.length
             ? `${found.length > 1 ? 'several' : 'no'} ${kind}s match “${typed}”: pick one from the suggestions, or give the ID`
@@ -219,8 +240,8 @@ export function listHandlers(
         ];
       }
     }
-    if (Object.keys(errors).length) return { errors };
-    return changed ? { location: href(target, out) } : {};
+    const location = changed && !Object.keys(errors).length ? href(target, out) : undefined;
+    return { location, errors, checked };
   }
 
   /** Up to two people whose name holds `typed` (enough to tell one from several), within the scope. */
@@ -239,13 +260,16 @@ export function listHandlers(
    */
   async function valuesOf(req: Request, res: Response, target: string): Promise<Values | undefined> {
     try {
-      const { location, errors } = await canonical(req, res, target);
+      const { location, errors, checked } = await canonical(req, res, target);
       if (location) {
         res.redirect(303, location);
         return undefined;
       }
-      if (errors) throw invalidQuery(errors);
-      const values = { ...(await validate(req.query as Values)), ...scopeOf(res) };
+      // Every problem of the query in one answer: the names not found, and the validator's own.
+      const judged = await checkQuery(validate, checked);
+      for (const [name, messages] of Object.entries(judged.errors ?? {})) (errors[name] ??= []).push(...messages);
+      if (Object.keys(errors).length || !judged.values) throw invalidQuery(errors);
+      const values = { ...judged.values, ...scopeOf(res) };
       const { sort, dir } = sortOf(values);
       const perPage = Number(values.per_page ?? DEFAULT_PER_PAGE);
       return { ...values, position: positionOf(values, sortKeys(resource.sorts[sort], dir), perPage) };
@@ -291,6 +315,7 @@ export function listHandlers(
         placeholders: Object.fromEntries(people.map(([name]) => [name, 'Name or ID'])),
         pickers: pickers.map((picker) => ({ ...picker, groups })),
         keep: ['sort', 'dir', 'per_page'],
+        others: ownParams,
       }),
       datalists: [
         ...(people.some(([, kind]) => kind === 'rider') ? [{ id: 'rider-suggestions', options: [] as Choice[] }] : []),
