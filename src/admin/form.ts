@@ -22,6 +22,8 @@ export interface Field {
   groups?: Array<{ label: string; options: Array<Choice & { selected: boolean }> }>;
   /** The label of a select's empty option. */
   anyLabel: string;
+  /** Links that set the range this field ends ("Last 7 days"). */
+  presets?: ReadonlyArray<{ label: string; href: string }>;
 }
 
 export interface FormModel {
@@ -56,6 +58,8 @@ export interface FormOptions {
   pickers?: readonly Picker[];
   /** The page's parameters that are no field (sort, page size): a message about one names it by its label. */
   others?: Params;
+  /** Links that set a date range, shown beside its upper bound's field (see date-presets.ts). */
+  presets?: Readonly<Record<string, ReadonlyArray<{ label: string; href: string }>>>;
 }
 
 /**
@@ -130,6 +134,7 @@ export function formModel(options: FormOptions): FormModel {
         lookup: options.lookups?.[name],
         placeholder: options.placeholders?.[name],
         anyLabel: options.anyLabels?.[name] ?? 'Any',
+        presets: options.presets?.[name],
       };
     });
   const known = new Set([...fields.map((f) => f.name), ...pickerOf.keys()]);

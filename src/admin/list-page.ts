@@ -10,6 +10,7 @@ import { MAX_TEXT_LENGTH, type Params } from '../filters/define';
 import { queryValidator } from '../filters/validate';
 import { invalidQuery, type FieldErrors } from '../http/errors';
 import { formModel } from './form';
+import { datePresets, dayIn } from './date-presets';
 import { itemGroups, itemLabel, personLabel, type ChoiceSource, type ItemRow, type Named } from './choices';
 import {
   DEFAULT_PER_PAGE,
@@ -143,12 +144,14 @@ export interface ListDeps {
   tabs: ReadonlyArray<Pick<ListResource, 'path' | 'title' | 'section'>>;
   /** Totals are counted up to this; past it a page says "more than" (DEFAULT_COUNT_CAP). */
   countCap?: number;
+  /** Today in the service's time zone, YYYY-MM-DD: where the date presets start. */
+  today?: () => string;
 }
 
 /** The HTML page and the CSV download of one list, both from the resource's one builder. */
 export function listHandlers(
   resource: ListResource,
-  { pool, streamPool, streamLimit, choices, tabs, countCap: listCap = DEFAULT_COUNT_CAP }: ListDeps,
+  { pool, streamPool, streamLimit, choices, tabs, countCap: listCap = DEFAULT_COUNT_CAP, today = () => dayIn('UTC') }: ListDeps,
 ) {
   const countCap = resource.countCap ?? listCap;
   const equipmentTabs = tabs.filter((tab) => tab.section === resource.section);
@@ -298,8 +301,18 @@ export function listHandlers(
     const companyChoices = (name: string) => present(name, loaded.companies, 'no 3PL of this name');
     const valueChoices = (name: ValueColumn) => present(name, loaded.values[name] ?? [], 'none match');
     const groups = itemGroups(loaded.items);
+    // Beside each date range, links that set it and keep the other filters and the list's settings.
+    const kept = without(stringQuery(raw, [...filterNames, ...LIST_PARAM_NAMES]), ...POSITION_PARAM_NAMES);
+    const ranges = Object.entries(resource.filters).filter(([, def]) => def.type === 'date' && def.from);
+    const presets = ranges.length ? datePresets(today()) : [];
     return {
       ...formModel({
+        presets: Object.fromEntries(
+          ranges.map(([to, def]) => [
+            to,
+            presets.map((preset) => ({ label: preset.label, href: href(path, { ...kept, [def.from!]: preset.from, [to]: preset.to }) })),
+          ]),
+        ),
         action: path,
         params: resource.filters,
         raw,
