@@ -11,6 +11,7 @@ import { queryValidator } from '../filters/validate';
 import { invalidQuery, type FieldErrors } from '../http/errors';
 import { formModel } from './form';
 import { datePresets, dayIn } from './date-presets';
+import { csvFileName } from './csv-name';
 import { itemGroups, itemLabel, personLabel, type ChoiceSource, type ItemRow, type Named } from './choices';
 import {
   DEFAULT_PER_PAGE,
@@ -91,7 +92,7 @@ export interface ListResource {
   keys?: (values: Values) => Knex.QueryBuilder;
   columns: (builder: Knex.QueryBuilder, values: Values) => Knex.QueryBuilder;
   table: ListColumn[];
-  /** The CSV's file name without `.csv`: a name the day is added to, or one made from the filters. */
+  /** The CSV's file name without `.csv`: the list's name, which the filters or the day are added to (csv-name.ts), or one made from the filters. */
   csvName: string | ((values: Values) => string);
   /** Totals are counted up to this (the deps' countCap when not given). */
   countCap?: number;
@@ -471,8 +472,11 @@ export function listHandlers(
     }
     const { sort, dir } = sortOf(values);
     const query = orderAll(resource.columns(resource.filtered(values), values), resource.sorts[sort], dir, resource.tieBreak);
-    const day = new Date().toISOString().slice(0, 10);
-    const filename = typeof resource.csvName === 'string' ? `${resource.csvName}-${day}` : resource.csvName(values);
+    const day = today();
+    const filename =
+      typeof resource.csvName === 'string'
+        ? csvFileName(resource.csvName, resource.filters, values, day, { companyFields: resource.companyFields, people: resource.people })
+        : resource.csvName(values);
     const { key, what } = sessionKey(req);
     await streamLimit.run(key, what, () =>
       streamCsv(streamPool, toNative(query), res, {
