@@ -19,7 +19,7 @@ const RUNS = 5;
 export async function listStatements(path: string, query: string, companyId?: string): Promise<Record<'page' | 'count', NativeQuery>> {
   const list = allLists.find((l) => l.path === path);
   if (!list) throw new Error(`no list at ${path}; lists: ${allLists.map((l) => l.path).join(', ')}`);
-  const validate = queryValidator({ ...list.filters, ...listParams(Object.keys(list.sorts)) });
+  const validate = queryValidator({ ...list.filters, ...listParams(Object.keys(list.sorts).map((value) => ({ value, label: value }))) });
   const values: Record<string, unknown> = {
     ...(await validate(Object.fromEntries(new URLSearchParams(query)))),
     ...(companyId ? { company_id: companyId } : {}),

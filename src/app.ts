@@ -141,7 +141,15 @@ export function createApp({
   );
   app.use(
     ADMIN,
-    createAdminRouter({ pool: reads.admin, streamPool: reads.streams, streamLimit, log, attention: config.attention, handling }),
+    createAdminRouter({
+      pool: reads.admin,
+      streamPool: reads.streams,
+      streamLimit,
+      log,
+      attention: config.attention,
+      handling,
+      timeZone: config.timeZone,
+    }),
   );
 
   // The first address the start banner prints: a browser is sent to the supervisors' pages; an API

@@ -195,7 +195,7 @@ describe('the filter in the form, the chips and the links', () => {
   it('answers a value other than passed or failed with the form, the message beside the field, and no table', async () => {
     for (const bad of ['maybe', 'Failed', '0']) {
       const html = (await request(t.app).get(`/admin/checks?result=${bad}&is_validation=1`).expect(400)).text;
-      expect(fieldError(html, 'result')).toBe(`“${bad}” must be one of: passed, failed`);
+      expect(fieldError(html, 'result')).toBe(`“${bad}” must be one of: Passed, Failed`);
       expect(one(html, 'select#f-result').getAttribute('aria-invalid')).toBe('true');
       expect(one(html, 'select#f-is_validation option[selected]').getAttribute('value')).toBe('1');
       expect(parseHtml(html).querySelector('tbody')).toBeNull();

@@ -10,10 +10,34 @@ describe('CSV downloads on the fixture', () => {
   beforeAll(() => (t = testApp('fixture')));
   afterAll(() => t.close());
 
-  it('downloads the matching checks, every column, as an attachment named after the list', async () => {
+  it.each([
+    [
+      '/admin/checks.csv?check_date_from=2024-05-01&check_date_to=2024-05-31&3pl=Swift%20%26%20Co',
+      'patrol-checks_3pl-SwiftCo_2024-05-01_2024-05-31',
+    ],
+    ['/admin/checks.csv?result=failed&tpatroller_id=2&rider_id=102', 'patrol-checks_patroller-2_rider-102_result-failed'],
+    ['/admin/equipment/assignments.csv?active=1&product_id=10&variation_id=12', 'assignments_product-10_variation-12_active-1'],
+    ['/admin/equipment/riders.csv?3pl_name=100%25_Express', 'riders-with-equipment_3pl-100Express'],
+    ['/admin/equipment/returns.csv?return_date_from=2024-05-01&return_condition=Good', 'returns_return-condition-Good_from-2024-05-01'],
+    ['/admin/equipment/returns.csv?return_date_to=2024-05-31', 'returns_to-2024-05-31'],
+    // Only safe characters: a value with none (Arabic) is named by its filter alone.
+    [
+      `/admin/equipment/exchanges.csv?exchange_type=${encodeURIComponent('تلف')}&3pl=${encodeURIComponent('O\'Neil "Quick" Riders')}`,
+      'exchanges_3pl-ONeilQuickRiders_exchange-type',
+    ],
+    // Without filters, the list and the day; the attention lists keep their own names.
+    ['/admin/equipment/returns.csv', `returns-${today()}`],
+    ['/admin/attention/unchecked.csv?as_of=2024-06-01', 'attention-unchecked-2024-06-01'],
+  ])('names the file of %s after the list and its filters', async (address, name) => {
+    const res = await request(t.app).get(address).expect(200);
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="${name}.csv"`);
+    expect(name).toMatch(/^[A-Za-z0-9._-]+$/);
+  });
+
+  it('downloads the matching checks, every column, as an attachment named after the list and its filters', async () => {
     const res = await request(t.app).get('/admin/checks.csv?is_validation=0').expect(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(res.headers['content-disposition']).toBe(`attachment; filename="patrol-checks-${today()}.csv"`);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="patrol-checks_is-validation-0.csv"');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.text).toBe(
       `${BOM}Check,Checked at,Rider ID,Rider,3PL,Patroller ID,Patroller,Result,ID,Plate,Sticker,Score,Items\n` +

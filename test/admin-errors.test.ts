@@ -5,7 +5,7 @@ import { freePort } from '../src/db/embedded';
 import { createPool } from '../src/db/pool';
 import { requestId } from '../src/http/request-id';
 import { testApp, type TestApp } from './support/app';
-import { fieldError } from './support/html';
+import { fieldError, one, textOf } from './support/html';
 
 let t: TestApp;
 beforeAll(() => (t = testApp('fixture')));
@@ -31,14 +31,14 @@ describe('an invalid filter value', () => {
   });
 
   it.each([
-    ['/admin/equipment/assignments', 'product_id', '1.5', 'item'],
-    ['/admin/equipment/returns', 'variation_id', '99999999999999999999', 'item'],
-    ['/admin/equipment/exchanges', 'new_product_id', '1e3', 'new_item'],
-  ])('on %s (%s=%s) is a 400 with the message beside the item picker that stands for it', async (path, name, value, picker) => {
+    ['/admin/equipment/assignments', 'product_id', '1.5', 'item', 'Product ID'],
+    ['/admin/equipment/returns', 'variation_id', '99999999999999999999', 'item', 'Variation ID'],
+    ['/admin/equipment/exchanges', 'new_product_id', '1e3', 'new_item', 'New product ID'],
+  ])('on %s (%s=%s) is a 400 with the message beside the item picker that stands for it', async (path, name, value, picker, label) => {
     const res = await request(t.app)
       .get(`${path}?${name}=${encodeURIComponent(value)}`)
       .expect(400);
-    expect(fieldError(res.text, picker)).toBe(`${name} “${value}” ${BIGINT_RULE}`);
+    expect(fieldError(res.text, picker)).toBe(`${label} “${value}” ${BIGINT_RULE}`);
     expect(res.text).toContain(`<select id="f-${picker}" name="${picker}" aria-invalid="true" aria-describedby="f-${picker}-error">`);
     expect(res.text).toContain('Nothing is listed until the filters are fixed.');
   });
@@ -58,26 +58,49 @@ describe('an invalid filter value', () => {
   it('names every bad field at once, keeps the good ones, and shows a bad date as text to correct', async () => {
     const res = await request(t.app).get('/admin/checks?check_date_from=2024-02-30&is_validation=maybe&3pl=Swift%20%26%20Co').expect(400);
     expect(fieldError(res.text, 'check_date_from')).toBe('“2024-02-30” must be a real calendar day written YYYY-MM-DD');
-    expect(fieldError(res.text, 'is_validation')).toBe('“maybe” must be one of 1, 0, true, false (any letter case)');
+    expect(fieldError(res.text, 'is_validation')).toBe('“maybe” must be one of: Passed, Failed');
     expect(res.text).toContain('name="check_date_from" type="text" value="2024-02-30"');
     expect(res.text).toContain('<option value="Swift &amp; Co" selected>Swift &amp; Co</option>');
     expect(res.text).toContain('<a href="#f-check_date_from">Checked from</a>');
   });
 
-  it('puts a range in the wrong order on its upper bound', async () => {
+  it('puts a range in the wrong order on its upper bound, naming the other field by its label', async () => {
     const res = await request(t.app).get('/admin/equipment/assignments?assign_date_from=2024-06-01&assign_date_to=2024-05-01').expect(400);
-    expect(fieldError(res.text, 'assign_date_to')).toBe('“2024-05-01” must not be before assign_date_from (2024-06-01)');
+    expect(fieldError(res.text, 'assign_date_to')).toBe('“2024-05-01” must not be before Assigned from (2024-06-01)');
+    const checks = await request(t.app).get('/admin/checks?check_date_from=2024-06-01&check_date_to=2024-05-01').expect(400);
+    expect(fieldError(checks.text, 'check_date_to')).toBe('“2024-05-01” must not be before Checked from (2024-06-01)');
+  });
+
+  it('shows every problem of a pasted link at once: a name that matches nobody and a bad date, each beside its field', async () => {
+    const res = await request(t.app).get('/admin/checks?rider_id=Nobody%20Here&check_date_from=2024-02-30&sort=nope').expect(400);
+    expect(fieldError(res.text, 'rider_id')).toBe(
+      '“Nobody Here” no rider is named “Nobody Here”; give a name from the suggestions, or the ID',
+    );
+    expect(fieldError(res.text, 'check_date_from')).toBe('“2024-02-30” must be a real calendar day written YYYY-MM-DD');
+    expect(textOf(one(res.text, '.error-summary'))).toContain('Sort by must be one of: Checked at, Check, Rider ID, 3PL, Patroller ID');
+    // A bad item and a bad rider name on the same form, and a repeated field: all three in one answer.
+    const three = await request(t.app).get('/admin/equipment/returns?item=twelve&rider_id=Nobody&return_date_to=x&3pl=a&3pl=b').expect(400);
+    expect(fieldError(three.text, 'item')).toBe('must be one of the listed items');
+    expect(fieldError(three.text, 'rider_id')).toMatch(/no rider is named “Nobody”/);
+    expect(fieldError(three.text, 'return_date_to')).toBe('“x” must be a real calendar day written YYYY-MM-DD');
+    expect(fieldError(three.text, '3pl')).toBe('must be given at most once');
+  });
+
+  it('leaves the API’s words to the API: /v2 still names the parameters', async () => {
+    const res = await request(t.app).get('/v2/assign-list?assign_date_from=2024-06-01&assign_date_to=2024-05-01').expect(400);
+    expect(JSON.stringify(res.body)).toContain('must not be before assign_date_from (2024-06-01)');
   });
 
   it('rejects a closed-set value, an unknown sort, a page size off the list and an unknown name', async () => {
     const bad = async (query: string) => (await request(t.app).get(`/admin/equipment/exchanges?${query}`).expect(400)).text;
     expect(fieldError(await bad('replacement_type=lost'), 'replacement_type')).toBe('“lost” must be one of: Lost, Accident, Exchange');
     expect(await bad('sort=e.id%3B%20DROP%20TABLE%20riders')).toContain(
-      'sort must be one of: exchanged_at, rider_id, 3pl, exchange_type, replacement_type',
+      'Sort by must be one of: Exchanged at, Rider ID, 3PL, Exchange type, Replacement',
     );
-    expect(await bad('per_page=1000')).toContain('per_page must be one of: 25, 50, 100');
-    expect(await bad('page=0')).toContain('page must be a whole number from 1 to 1000000');
-    expect(await bad('rider=101')).toContain('rider is not a known parameter; accepted parameters are: rider_id, 3pl,');
+    expect(await bad('dir=up')).toContain('Order must be one of: asc (smallest first), desc (largest first)');
+    expect(await bad('per_page=1000')).toContain('Rows per page must be one of: 25, 50, 100');
+    expect(await bad('page=0')).toContain('Page must be a whole number from 1 to 1000000');
+    expect(await bad('rider=101')).toContain('rider is not a filter of this page');
     expect(await bad('rider_id=101&rider_id=102')).toContain('must be given at most once');
   });
 

@@ -184,19 +184,19 @@ describe('the list pages with a capped total', () => {
   });
 
   it.each([
-    ['after=nonsense', 'after is not a page link of this list in this order; go back to the first page'],
-    [`after=${cursorOf(['2024-13-01 00:00:00+00', '1'])}`, 'after is not a page link'],
-    [`after=${cursorOf(['2024-02-30 00:00:00+00', '1'])}`, 'after is not a page link'],
-    [`before=${cursorOf(['2024-01-01 00:00:00+00', '99999999999999999999'])}`, 'before is not a page link'],
+    ['after=nonsense', 'The Next link is not a page link of this list in this order; go back to the first page'],
+    [`after=${cursorOf(['2024-13-01 00:00:00+00', '1'])}`, 'The Next link is not a page link'],
+    [`after=${cursorOf(['2024-02-30 00:00:00+00', '1'])}`, 'The Next link is not a page link'],
+    [`before=${cursorOf(['2024-01-01 00:00:00+00', '99999999999999999999'])}`, 'The Previous link is not a page link'],
     // A cursor of another sort: one key too many.
-    [`sort=id&after=${cursorOf(['2024-01-01 00:00:00+00', '1'])}`, 'after is not a page link'],
-    [`sort=3pl&after=${cursorOf(['Swift\u0000', '1', '2'])}`, 'after is not a page link'],
+    [`sort=id&after=${cursorOf(['2024-01-01 00:00:00+00', '1'])}`, 'The Next link is not a page link'],
+    [`sort=3pl&after=${cursorOf(['Swift\u0000', '1', '2'])}`, 'The Next link is not a page link'],
     [
       `after=${cursorOf(['2024-01-01 00:00:00+00', '1'])}&before=${cursorOf(['2024-01-01 00:00:00+00', '1'])}`,
-      'before may not be given with after',
+      'The Previous link may not be given with the Next link’s position',
     ],
-    ['page=2&from_end=1', 'from_end may not be given with page'],
-    ['from_end=0', 'from_end must be'],
+    ['page=2&from_end=1', 'Page from the end may not be given with a Page'],
+    ['from_end=0', 'Page from the end must be'],
   ])('answers 400 with a message for %s', async (query, message) => {
     const html = await get(`/admin/checks?${query}`, 400);
     expect(textOf(one(html, '.error-summary'))).toContain(message);

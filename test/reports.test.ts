@@ -4,7 +4,7 @@ import { createSupervisor } from '../src/auth/supervisors';
 import { requestId } from '../src/http/request-id';
 import { createReportsRouter } from '../src/reports/router';
 import { testApp, testAppWithAuth, type TestApp } from './support/app';
-import { csrfToken, one, parseHtml, tableRows, textOf, type Page } from './support/html';
+import { csrfToken, fieldError, one, parseHtml, tableRows, textOf, type Page } from './support/html';
 
 // Printable rider reports on the hand-written fixture: every expected value is written out below.
 let t: TestApp;
@@ -122,8 +122,31 @@ describe('the report of one rider', () => {
   it('answers 404 for an unknown rider or a malformed id, and 400 for a bad as_of or an unknown parameter', async () => {
     expect((await request(t.app).get('/admin/riders/999/report').expect(404)).text).toContain('There is no rider with ID 999.');
     await request(t.app).get('/admin/riders/abc/report').expect(404);
-    expect((await request(t.app).get('/admin/riders/101/report?as_of=2024-02-30').expect(400)).text).toContain('as_of');
+    expect(fieldError((await request(t.app).get('/admin/riders/101/report?as_of=2024-02-30').expect(400)).text, 'as_of')).toBe(
+      '“2024-02-30” must be a real calendar day written YYYY-MM-DD',
+    );
     await request(t.app).get('/admin/riders/101/report?paper=A4').expect(400); // paper is for the PDF only
+  });
+
+  it('draws a bad address again as the report’s own form, in its words, with the way back to the rider', async () => {
+    const res = await request(t.app).get('/admin/riders/101/report?as_of=2024-02-30&paper=A4').expect(400);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    const page = parseHtml(res.text);
+    expect(textOf(one(page, 'h1'))).toBe('Rider 101: check the report’s fields');
+    const form = one(page, 'form.filters');
+    expect(form.getAttribute('action')).toBe('/admin/riders/101/report');
+    expect(one(form, 'label[for="f-as_of"]').text).toBe('As of');
+    expect(one(form, '#f-as_of').getAttribute('value')).toBe('2024-02-30');
+    expect(fieldError(page, 'as_of')).toBe('“2024-02-30” must be a real calendar day written YYYY-MM-DD');
+    // Both problems at once, the one with no field of the form named by what it is.
+    expect(textOf(one(page, '.error-summary'))).toContain('paper is not a filter of this page');
+    const back = page.querySelectorAll('main a').find((a) => textOf(a) === 'Back to the rider');
+    expect(back?.getAttribute('href')).toBe('/admin/riders/101');
+    expect(res.text).not.toContain('Back to the overview');
+    // The PDF's address the same way, its paper a field of its own.
+    const pdf = parseHtml((await request(t.app).get('/admin/riders/101/report.pdf?paper=A3').expect(400)).text);
+    expect(one(pdf, 'form.filters').getAttribute('action')).toBe('/admin/riders/101/report.pdf');
+    expect(fieldError(pdf, 'paper')).toBe('“A3” must be one of: A4, Letter');
   });
 
   it('offers Print (shown by its script) and the PDF downloads when Chromium is there, and no PDF without it', async () => {
@@ -204,7 +227,10 @@ describe('batch reports', () => {
   it('answers 404 when no rider matches, and 400 for a bad filter', async () => {
     expect((await request(t.app).get('/admin/reports?3pl_name=Nobody').expect(404)).text).toContain('No rider matches these filters.');
     expect((await request(t.app).get('/admin/reports?rider_id=999').expect(404)).text).toContain('There is no rider with ID 999.');
-    await request(t.app).get('/admin/reports?active=maybe').expect(400);
+    const bad = parseHtml((await request(t.app).get('/admin/reports?active=maybe&3pl_name=Swift%20%26%20Co').expect(400)).text);
+    expect(fieldError(bad, 'active')).toBe('“maybe” must be Yes (1) or No (0)');
+    const back = bad.querySelectorAll('main a').find((a) => textOf(a) === 'Back to the riders list');
+    expect(back?.getAttribute('href')).toBe('/admin/equipment/riders?active=maybe&3pl_name=Swift+%26+Co');
   });
 });
 

@@ -159,7 +159,7 @@ export const ruleNamed = (name: string): Rule | undefined => RULES.find((r) => r
 const params = defineParams({
   as_of: { type: 'date', label: 'As of', description: 'The day the rules are judged at the end of; today when not given.' },
 });
-const validate = queryValidator(params);
+const validate = queryValidator(params, 'form');
 
 /** The filters of a rule's list: the day, and the 3PL. */
 const ruleParams = defineParams({

@@ -13,7 +13,7 @@ import * as riderEquipment from '../queries/rider-equipment';
 import type { Choice } from './list-params';
 import { scopeOf } from '../html/scope';
 
-// What the filter forms offer by name (3PLs, items, patrollers) and the names their chips show for
+// What the filter forms offer by name (3PLs, items, patrollers, a few columns' values) and the names their chips show for
 // the ids in a URL, read from the database per page: a supervisor limited to one 3PL gets only that
 // 3PL's. Riders are too many to list: /admin/lookup/riders suggests them as one types.
 
@@ -31,6 +31,8 @@ export interface ChoiceSource {
   companies(scope: Scope, signal: AbortSignal): Promise<string[]>;
   items(signal: AbortSignal): Promise<ItemRow[]>;
   patrollers(scope: Scope, signal: AbortSignal): Promise<Named[]>;
+  /** The values present in one of a few small columns (a return's condition, an exchange's type). */
+  values(name: choices.ValueColumn, scope: Scope, signal: AbortSignal): Promise<string[]>;
   rider(id: string, scope: Scope, signal: AbortSignal): Promise<Named | undefined>;
   patroller(id: string, scope: Scope, signal: AbortSignal): Promise<Named | undefined>;
   /** Riders whose name holds `term` or whose ID is `term`, by name. */
@@ -43,6 +45,8 @@ export function choiceSource(pool: Reader): ChoiceSource {
       (await queryRows<{ name: string }>(pool, toNative(riderEquipment.companyNames(scope)), signal)).map((row) => row.name),
     items: (signal) => queryRows<ItemRow>(pool, toNative(choices.items()), signal),
     patrollers: (scope, signal) => queryRows<Named>(pool, toNative(choices.patrollers(scope)), signal),
+    values: async (name, scope, signal) =>
+      (await queryRows<{ value: string }>(pool, toNative(choices.distinctValues(name, scope)), signal)).map((row) => row.value),
     rider: async (id, scope, signal) => (await queryRows<Named>(pool, toNative(riderEquipment.riderById(id, scope)), signal))[0],
     patroller: async (id, scope, signal) => (await queryRows<Named>(pool, toNative(choices.patrollerById(id, scope)), signal))[0],
     riders: (term, scope, limit, signal) => queryRows(pool, toNative(choices.riderSuggestions(term, scope, limit)), signal),

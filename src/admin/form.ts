@@ -22,6 +22,8 @@ export interface Field {
   groups?: Array<{ label: string; options: Array<Choice & { selected: boolean }> }>;
   /** The label of a select's empty option. */
   anyLabel: string;
+  /** Links that set the range this field ends ("Last 7 days"). */
+  presets?: ReadonlyArray<{ label: string; href: string }>;
 }
 
 export interface FormModel {
@@ -54,6 +56,10 @@ export interface FormOptions {
   lookups?: Readonly<Record<string, string>>;
   /** Selects that stand for two parameters (a product and its variation): drawn where the first one was. */
   pickers?: readonly Picker[];
+  /** The page's parameters that are no field (sort, page size): a message about one names it by its label. */
+  others?: Params;
+  /** Links that set a date range, shown beside its upper bound's field (see date-presets.ts). */
+  presets?: Readonly<Record<string, ReadonlyArray<{ label: string; href: string }>>>;
 }
 
 /**
@@ -100,7 +106,7 @@ export function formModel(options: FormOptions): FormModel {
           // The picker stands for two parameters: a message about one of them names it and its value.
           errors: [
             ...picker.replaces.flatMap((replaced) =>
-              (errors[replaced] ?? []).map((message) => `${replaced} “${raw[replaced] ?? ''}” ${message}`),
+              (errors[replaced] ?? []).map((message) => `${params[replaced].label} “${raw[replaced] ?? ''}” ${message}`),
             ),
             ...(errors[picker.name] ?? []),
           ],
@@ -128,12 +134,13 @@ export function formModel(options: FormOptions): FormModel {
         lookup: options.lookups?.[name],
         placeholder: options.placeholders?.[name],
         anyLabel: options.anyLabels?.[name] ?? 'Any',
+        presets: options.presets?.[name],
       };
     });
   const known = new Set([...fields.map((f) => f.name), ...pickerOf.keys()]);
   const otherErrors = Object.entries(errors)
     .filter(([name]) => !known.has(name))
-    .map(([name, messages]) => `${name} ${messages.join('; ')}`);
+    .map(([name, messages]) => `${params[name]?.label ?? options.others?.[name]?.label ?? name} ${messages.join('; ')}`);
   const hidden = (options.keep ?? []).filter((name) => raw[name] && !errors[name]).map((name) => ({ name, value: raw[name] }));
   return { action: options.action, fields, hidden, otherErrors, hasErrors: Object.keys(errors).length > 0 };
 }

@@ -21,7 +21,7 @@ import { checkQuery } from '../html/validate-or-redraw';
 const homeParams = defineParams({
   as_of: { type: 'date', label: 'Figures as of', description: 'The last day of the 7 and 30 day windows; today when not given.' },
 });
-const validate = queryValidator(homeParams);
+const validate = queryValidator(homeParams, 'form');
 
 type Rates = { company: string; checks_7: string; passed_7: string; checks_30: string; passed_30: string };
 

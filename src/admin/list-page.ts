@@ -4,11 +4,14 @@ import { toNative } from '../db/knex';
 import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
+import type { ValueColumn } from '../queries/choices';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import { MAX_TEXT_LENGTH, type Params } from '../filters/define';
 import { queryValidator } from '../filters/validate';
 import { invalidQuery, type FieldErrors } from '../http/errors';
 import { formModel } from './form';
+import { datePresets, dayIn } from './date-presets';
+import { csvFileName } from './csv-name';
 import { itemGroups, itemLabel, personLabel, type ChoiceSource, type ItemRow, type Named } from './choices';
 import {
   DEFAULT_PER_PAGE,
@@ -26,7 +29,7 @@ import { scopeOf } from '../html/scope';
 import { streamCsv, type Row } from './stream-csv';
 import { href, stringQuery, without, type Query } from '../html/urls';
 import { links } from '../html/links';
-import { fieldErrorsOf } from '../html/validate-or-redraw';
+import { checkQuery, fieldErrorsOf } from '../html/validate-or-redraw';
 
 export type Values = Record<string, unknown>;
 
@@ -73,6 +76,8 @@ export interface ListResource {
   choices?: Record<string, readonly Choice[]>;
   /** Filter names that take a 3PL name: a select of the 3PLs the supervisor may see. */
   companyFields?: readonly string[];
+  /** Filters over a small set of values: a select of the values present within the supervisor's 3PL. */
+  valueFields?: readonly ValueColumn[];
   /** Pairs of product and variation filters picked as one item (see Picker in form.ts). */
   itemPickers?: ReadonlyArray<{ name: string; label: string; replaces: readonly [product: string, variation: string] }>;
   /** Id filters picked by name: riders are suggested as one types, patrollers listed. */
@@ -87,7 +92,7 @@ export interface ListResource {
   keys?: (values: Values) => Knex.QueryBuilder;
   columns: (builder: Knex.QueryBuilder, values: Values) => Knex.QueryBuilder;
   table: ListColumn[];
-  /** The CSV's file name without `.csv`: a name the day is added to, or one made from the filters. */
+  /** The CSV's file name without `.csv`: the list's name, which the filters or the day are added to (csv-name.ts), or one made from the filters. */
   csvName: string | ((values: Values) => string);
   /** Totals are counted up to this (the deps' countCap when not given). */
   countCap?: number;
@@ -122,6 +127,7 @@ interface Loaded {
   companies: string[];
   items: ItemRow[];
   patrollers: Named[];
+  values: Partial<Record<ValueColumn, string[]>>;
 }
 
 export interface Chip {
@@ -139,17 +145,32 @@ export interface ListDeps {
   tabs: ReadonlyArray<Pick<ListResource, 'path' | 'title' | 'section'>>;
   /** Totals are counted up to this; past it a page says "more than" (DEFAULT_COUNT_CAP). */
   countCap?: number;
+  /** Today in the service's time zone, YYYY-MM-DD: where the date presets start. */
+  today?: () => string;
 }
 
 /** The HTML page and the CSV download of one list, both from the resource's one builder. */
 export function listHandlers(
   resource: ListResource,
-  { pool, streamPool, streamLimit, choices, tabs, countCap: listCap = DEFAULT_COUNT_CAP }: ListDeps,
+  { pool, streamPool, streamLimit, choices, tabs, countCap: listCap = DEFAULT_COUNT_CAP, today = () => dayIn('UTC') }: ListDeps,
 ) {
   const countCap = resource.countCap ?? listCap;
   const equipmentTabs = tabs.filter((tab) => tab.section === resource.section);
-  const params = { ...resource.filters, ...listParams(Object.keys(resource.sorts)) };
-  const validate = queryValidator(params);
+  // Each sort is named by the header of the column it orders (the URL name when no column shows it).
+  const sortChoices = Object.keys(resource.sorts).map((value) => ({
+    value,
+    label: resource.table.find((column) => column.sort === value)?.label ?? value,
+  }));
+  const ownParams = listParams(sortChoices);
+  // The validator names a select's choices as the form labels them (Passed and Failed, not 1 and 0).
+  const labelled = Object.fromEntries(
+    Object.entries(resource.filters).map(([name, def]) => [
+      name,
+      resource.choices?.[name] ? { ...def, choices: resource.choices[name] } : def,
+    ]),
+  );
+  const params = { ...labelled, ...ownParams };
+  const validate = queryValidator(params, 'form');
   const filterNames = Object.keys(resource.filters);
   const path = links.list(resource.path);
 
@@ -166,22 +187,30 @@ export function listHandlers(
   async function load(res: Response): Promise<Loaded> {
     const scope = scopeOf(res);
     const signal = clientSignal(res);
-    const [companies, items, patrollers] = await Promise.all([
+    const valueFields = resource.valueFields ?? [];
+    const [companies, items, patrollers, ...values] = await Promise.all([
       resource.companyFields?.length ? choices.companies(scope, signal) : [],
       pickers.length ? choices.items(signal) : [],
       people.some(([, kind]) => kind === 'patroller') ? choices.patrollers(scope, signal) : [],
+      ...valueFields.map((name) => choices.values(name, scope, signal)),
     ]);
-    return { companies, items, patrollers };
+    return { companies, items, patrollers, values: Object.fromEntries(valueFields.map((name, i) => [name, values[i]])) };
   }
 
   /**
    * The address a submitted form stands for, when it differs: an item picker's `product:variation`
    * becomes the two id parameters, and a name typed where an id goes becomes that person's id when
-   * exactly one matches. So links, CSV and the API's parameters stay ids. Errors for what cannot be.
+   * exactly one matches. So links, CSV and the API's parameters stay ids. Errors for what cannot be,
+   * and the query for the validator to judge the rest by (the ids found; no field already in error).
    */
-  async function canonical(req: Request, res: Response, target: string): Promise<{ location?: string; errors?: FieldErrors }> {
+  async function canonical(
+    req: Request,
+    res: Response,
+    target: string,
+  ): Promise<{ location?: string; errors: FieldErrors; checked: Values }> {
     const query = req.query as Values;
     const out = stringQuery(query);
+    const checked: Values = { ...query };
     const errors: FieldErrors = {};
     let changed = false;
     for (const picker of pickers) {
@@ -189,12 +218,13 @@ export function listHandlers(
       changed = true;
       const value = query[picker.name];
       delete out[picker.name];
+      delete checked[picker.name];
       const match = typeof value === 'string' ? /^([0-9]{1,18}):([0-9]{0,18})$/.exec(value) : null;
       if (typeof value !== 'string') errors[picker.name] = ['must be given at most once'];
       else if (value !== '' && !match) errors[picker.name] = ['must be one of the listed items'];
       else {
-        out[picker.replaces[0]] = match?.[1] ?? '';
-        out[picker.replaces[1]] = match?.[2] ?? '';
+        out[picker.replaces[0]] = checked[picker.replaces[0]] = match?.[1] ?? '';
+        out[picker.replaces[1]] = checked[picker.replaces[1]] = match?.[2] ?? '';
       }
     }
     for (const [name, kind] of people) {
@@ -203,9 +233,10 @@ export function listHandlers(
       if (!/\p{L}/u.test(typed) || typed.length > MAX_TEXT_LENGTH) continue;
       const found = await peopleNamed(kind, typed, res);
       if (found.length === 1) {
-        out[name] = found[0].id;
+        out[name] = checked[name] = found[0].id;
         changed = true;
       } else {
+        delete checked[name];
         errors[name] = [
           found.length
             ? `${found.length > 1 ? 'several' : 'no'} ${kind}s match “${typed}”: pick one from the suggestions, or give the ID`
@@ -213,8 +244,8 @@ export function listHandlers(
         ];
       }
     }
-    if (Object.keys(errors).length) return { errors };
-    return changed ? { location: href(target, out) } : {};
+    const location = changed && !Object.keys(errors).length ? href(target, out) : undefined;
+    return { location, errors, checked };
   }
 
   /** Up to two people whose name holds `typed` (enough to tell one from several), within the scope. */
@@ -233,13 +264,16 @@ export function listHandlers(
    */
   async function valuesOf(req: Request, res: Response, target: string): Promise<Values | undefined> {
     try {
-      const { location, errors } = await canonical(req, res, target);
+      const { location, errors, checked } = await canonical(req, res, target);
       if (location) {
         res.redirect(303, location);
         return undefined;
       }
-      if (errors) throw invalidQuery(errors);
-      const values = { ...(await validate(req.query as Values)), ...scopeOf(res) };
+      // Every problem of the query in one answer: the names not found, and the validator's own.
+      const judged = await checkQuery(validate, checked);
+      for (const [name, messages] of Object.entries(judged.errors ?? {})) (errors[name] ??= []).push(...messages);
+      if (Object.keys(errors).length || !judged.values) throw invalidQuery(errors);
+      const values = { ...judged.values, ...scopeOf(res) };
       const { sort, dir } = sortOf(values);
       const perPage = Number(values.per_page ?? DEFAULT_PER_PAGE);
       return { ...values, position: positionOf(values, sortKeys(resource.sorts[sort], dir), perPage) };
@@ -259,26 +293,43 @@ export function listHandlers(
   }
 
   function form(raw: Query, loaded: Loaded, errors?: FieldErrors) {
-    const companyChoices = (name: string): Choice[] => {
-      const known = loaded.companies.map((company) => ({ value: company, label: company }));
+    // A value from an old link or typed by hand stays visible, and says why nothing matches it.
+    const present = (name: string, known: readonly string[], unknown: string): Choice[] => {
       const value = raw[name];
-      // A name from an old link or typed by hand stays visible, and says why nothing matches it.
-      return value && !loaded.companies.includes(value) ? [{ value, label: `${value} (no 3PL of this name)` }, ...known] : known;
+      const options = known.map((v) => ({ value: v, label: v }));
+      return value && !known.includes(value) ? [{ value, label: `${value} (${unknown})` }, ...options] : options;
     };
+    const companyChoices = (name: string) => present(name, loaded.companies, 'no 3PL of this name');
+    const valueChoices = (name: ValueColumn) => present(name, loaded.values[name] ?? [], 'none match');
     const groups = itemGroups(loaded.items);
+    // Beside each date range, links that set it and keep the other filters and the list's settings.
+    const kept = without(stringQuery(raw, [...filterNames, ...LIST_PARAM_NAMES]), ...POSITION_PARAM_NAMES);
+    const ranges = Object.entries(resource.filters).filter(([, def]) => def.type === 'date' && def.from);
+    const presets = ranges.length ? datePresets(today()) : [];
     return {
       ...formModel({
+        presets: Object.fromEntries(
+          ranges.map(([to, def]) => [
+            to,
+            presets.map((preset) => ({ label: preset.label, href: href(path, { ...kept, [def.from!]: preset.from, [to]: preset.to }) })),
+          ]),
+        ),
         action: path,
         params: resource.filters,
         raw,
         errors,
-        choices: { ...resource.choices, ...Object.fromEntries((resource.companyFields ?? []).map((name) => [name, companyChoices(name)])) },
+        choices: {
+          ...resource.choices,
+          ...Object.fromEntries((resource.companyFields ?? []).map((name) => [name, companyChoices(name)])),
+          ...Object.fromEntries((resource.valueFields ?? []).map((name) => [name, valueChoices(name)])),
+        },
         suggestions: Object.fromEntries(people.map(([name, kind]) => [name, `${kind}-suggestions`])),
         lookups: Object.fromEntries(people.filter(([, kind]) => kind === 'rider').map(([name]) => [name, links.riderLookup])),
         labels: Object.fromEntries(people.map(([name, kind]) => [name, kind === 'rider' ? 'Rider' : 'Patroller'])),
         placeholders: Object.fromEntries(people.map(([name]) => [name, 'Name or ID'])),
         pickers: pickers.map((picker) => ({ ...picker, groups })),
         keep: ['sort', 'dir', 'per_page'],
+        others: ownParams,
       }),
       datalists: [
         ...(people.some(([, kind]) => kind === 'rider') ? [{ id: 'rider-suggestions', options: [] as Choice[] }] : []),
@@ -421,8 +472,11 @@ export function listHandlers(
     }
     const { sort, dir } = sortOf(values);
     const query = orderAll(resource.columns(resource.filtered(values), values), resource.sorts[sort], dir, resource.tieBreak);
-    const day = new Date().toISOString().slice(0, 10);
-    const filename = typeof resource.csvName === 'string' ? `${resource.csvName}-${day}` : resource.csvName(values);
+    const day = today();
+    const filename =
+      typeof resource.csvName === 'string'
+        ? csvFileName(resource.csvName, resource.filters, values, day, { companyFields: resource.companyFields, people: resource.people })
+        : resource.csvName(values);
     const { key, what } = sessionKey(req);
     await streamLimit.run(key, what, () =>
       streamCsv(streamPool, toNative(query), res, {

@@ -47,8 +47,8 @@ export function positionOf(values: Values, keys: readonly SortKey[], perPage: nu
   const fromEnd = values.from_end as number | undefined;
   const after = values.after as string | undefined;
   const before = values.before as string | undefined;
-  if (after !== undefined && before !== undefined) throw invalidQuery({ before: ['may not be given with after'] });
-  if (page !== undefined && fromEnd !== undefined) throw invalidQuery({ from_end: ['may not be given with page'] });
+  if (after !== undefined && before !== undefined) throw invalidQuery({ before: ['may not be given with the Next link’s position'] });
+  if (page !== undefined && fromEnd !== undefined) throw invalidQuery({ from_end: ['may not be given with a Page'] });
   if (after !== undefined) return { backwards: false, cursor: decodeCursor('after', after, keys), offset: 0, page, fromEnd };
   if (before !== undefined) return { backwards: true, cursor: decodeCursor('before', before, keys), offset: 0, page, fromEnd };
   if (fromEnd !== undefined) return { backwards: true, offset: (fromEnd - 1) * perPage, fromEnd };

@@ -1,4 +1,4 @@
-import { defineParams, type Params } from '../filters/define';
+import { defineParams, enumParam, type Params } from '../filters/define';
 
 // The admin lists' own parameters, beside each resource's filters: the API has none of these, and
 // its validator rejects unknown names, so they are declared here and validated the same way.
@@ -7,7 +7,8 @@ export const PER_PAGE_CHOICES = ['25', '50', '100'] as const;
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PAGE = 1000000;
 
-export function listParams(sortKeys: readonly string[]) {
+/** The list's own parameters; `sorts` are the list's orders, each labelled by its column's header. */
+export function listParams(sorts: readonly Choice[]) {
   return defineParams({
     page: { type: 'integer', min: 1, max: MAX_PAGE, label: 'Page', description: 'Which page, from 1.' },
     from_end: {
@@ -17,11 +18,21 @@ export function listParams(sortKeys: readonly string[]) {
       label: 'Page from the end',
       description: 'Which page counted from the end, 1 being the last, read backwards.',
     },
-    after: { type: 'text', label: 'After', description: 'The rows after this one (a Next link’s sort key of its last row).' },
-    before: { type: 'text', label: 'Before', description: 'The rows before this one (a Previous link’s sort key of its first row).' },
+    after: { type: 'text', label: 'The Next link', description: 'The rows after this one (a Next link’s sort key of its last row).' },
+    before: {
+      type: 'text',
+      label: 'The Previous link',
+      description: 'The rows before this one (a Previous link’s sort key of its first row).',
+    },
     per_page: { type: 'enum', values: PER_PAGE_CHOICES, label: 'Rows per page', description: 'Rows per page: 25, 50 or 100.' },
-    sort: { type: 'enum', values: sortKeys, label: 'Sort by', description: 'The column the rows are ordered by.' },
-    dir: { type: 'enum', values: ['asc', 'desc'], label: 'Order', description: 'asc (smallest first) or desc (largest first).' },
+    sort: enumParam(sorts, { label: 'Sort by', description: 'The column the rows are ordered by.' }),
+    dir: enumParam(
+      [
+        { value: 'asc', label: 'asc (smallest first)' },
+        { value: 'desc', label: 'desc (largest first)' },
+      ],
+      { label: 'Order', description: 'asc (smallest first) or desc (largest first).' },
+    ),
   });
 }
 

@@ -180,6 +180,7 @@ export const returnList: ListResource = {
   noun: ['return', 'returns'],
   filters: productReturns.params,
   companyFields: ['3pl'],
+  valueFields: ['return_condition'],
   people: rider,
   itemPickers: [itemPicker],
   sorts: productReturns.adminSorts,
@@ -211,6 +212,7 @@ export const exchangeList: ListResource = {
   noun: ['exchange', 'exchanges'],
   filters: productExchanges.params,
   companyFields: ['3pl'],
+  valueFields: ['exchange_type'],
   people: rider,
   itemPickers: [
     { ...itemPicker, label: 'Gave back' },

@@ -13,7 +13,7 @@ import { stringQuery } from '../html/urls';
 import { links } from '../html/links';
 import { validateOrRedraw } from '../html/validate-or-redraw';
 
-const validate = queryValidator(questions.params);
+const validate = queryValidator(questions.params, 'form');
 const labels = { country_id: 'Country' }; // picked from a list here, so the name, not the id
 const anyLabels = { country_id: 'Choose a country' };
 

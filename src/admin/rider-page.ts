@@ -135,7 +135,7 @@ export function riderHandler(pool: Reader, attention: AttentionSettings) {
 const searchParams = defineParams({
   q: { type: 'text', label: 'Rider ID or name', description: 'A rider ID, or part of a name in any letter case.' },
 });
-const validateSearch = queryValidator(searchParams);
+const validateSearch = queryValidator(searchParams, 'form');
 
 /** The term as names are written: trimmed, each run of spaces one space ("Sara  Ali " finds Sara Ali). */
 export const oneSpaced = (term: string | undefined) => term?.trim().replace(/\s+/g, ' ');

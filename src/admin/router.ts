@@ -9,6 +9,7 @@ import { choiceSource, riderLookupHandler } from './choices';
 import { adminErrorHandler, notFound, type Logger } from '../html/errors';
 import { homeHandler } from './home';
 import { listHandlers } from './list-page';
+import { dayIn } from './date-presets';
 import { allLists, equipmentTabs } from './lists';
 import { questionnaireCsv, questionnaireHandler } from './questionnaire';
 import { riderHandler, searchHandler } from './rider-page';
@@ -25,6 +26,10 @@ export interface AdminDeps {
   attention?: AttentionSettings;
   /** Lists count their totals up to this, then say "more than" (DEFAULT_COUNT_CAP when not given). */
   listCountCap?: number;
+  /** The service's time zone (TIME_ZONE): the lists' date presets start from today in it (UTC when not given). */
+  timeZone?: string;
+  /** Today, YYYY-MM-DD; from the clock in `timeZone` when not given (tests fix it). */
+  today?: () => string;
   /**
    * Where supervisors' notes on "Needs attention" are written (the primary) and the sign-in's CSRF
    * check for their forms; without it the rows can be read but not marked handled.
@@ -45,6 +50,8 @@ export function createAdminRouter({
   attention = DEFAULT_ATTENTION,
   listCountCap,
   handling,
+  timeZone = 'UTC',
+  today = () => dayIn(timeZone),
 }: AdminDeps): Router {
   const router = express.Router();
   const choices = choiceSource(pool);
@@ -55,7 +62,7 @@ export function createAdminRouter({
   router.get('/attention/losses.csv', attend.lossesCsv);
   router.use(handlingRouter({ pool, primary: handling?.primary ?? pool, protect: handling?.protect, settings: attention }));
   for (const resource of [...allLists, ...ruleListResources(attention)]) {
-    const handlers = listHandlers(resource, { pool, streamPool, streamLimit, choices, tabs: equipmentTabs, countCap: listCountCap });
+    const handlers = listHandlers(resource, { pool, streamPool, streamLimit, choices, tabs: equipmentTabs, countCap: listCountCap, today });
     router.get(resource.path, handlers.page);
     router.get(`${resource.path}.csv`, handlers.csv);
   }

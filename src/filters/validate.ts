@@ -26,8 +26,8 @@ interface Rule {
 // One check per chain: express-validator gathers a chain's values (a lodash pipeline) again before
 // each of its steps, so a bail and a sanitizer in the chain cost as much as the check itself. The
 // conversion of an accepted value is done after the chain, on the value it checked.
-function ruleFor(name: string, def: ParamDef): Rule {
-  const rule = describeRule(def);
+function ruleFor(name: string, def: ParamDef, words: Words): Rule {
+  const rule = words === 'form' ? describeForForm(def) : describeRule(def);
   // Absent and empty values never reach a chain (see below), so no .optional() is needed.
   const chain = query(name);
   switch (def.type) {
@@ -52,6 +52,21 @@ function ruleFor(name: string, def: ParamDef): Rule {
   }
 }
 
+/**
+ * Whose words the messages are in. `api` (the default): the contract's, naming parameters and
+ * literals, and stopping at malformed names before judging values. `form`: a filter form's, naming
+ * other fields by their labels and choices by theirs, with every problem of the query at once.
+ */
+export type Words = 'api' | 'form';
+
+/** A bad value's message in a form's words: a closed set by its labels. */
+export function describeForForm(def: ParamDef): string {
+  if ((def.type === 'enum' || def.type === 'boolean') && def.choices)
+    return `must be one of: ${def.choices.map((c) => c.label).join(', ')}`;
+  if (def.type === 'boolean') return 'must be Yes (1) or No (0)';
+  return describeRule(def);
+}
+
 export interface QueryValidator<P extends Params> {
   (rawQuery: Record<string, unknown>): Promise<ParamValues<P>>;
   params: P;
@@ -62,10 +77,13 @@ export interface QueryValidator<P extends Params> {
  * unknown names, repeated names (they arrive as arrays), bracket forms (`rider_id[$gt]`), bad values,
  * an alias given with its target, and a `*_from` later than its `*_to`. Empty values count as absent.
  */
-export function queryValidator<const P extends Params>(params: P): QueryValidator<P> {
+export function queryValidator<const P extends Params>(params: P, words: Words = 'api'): QueryValidator<P> {
   const names = Object.keys(params);
-  const rules = new Map(names.map((name) => [name, ruleFor(name, params[name])]));
+  const rules = new Map(names.map((name) => [name, ruleFor(name, params[name], words)]));
   const accepted = names.join(', ');
+  const form = words === 'form';
+  /** How a message names another parameter: by its label on a form. */
+  const named = (name: string) => (form ? (params[name]?.label ?? name) : name);
 
   const validate = async (rawQuery: Record<string, unknown>): Promise<ParamValues<P>> => {
     const errors: FieldErrors = {};
@@ -77,9 +95,14 @@ export function queryValidator<const P extends Params>(params: P): QueryValidato
       if (!rule) {
         const bracket = name.indexOf('[');
         if (bracket > 0 && rules.has(name.slice(0, bracket))) {
-          add(name, `bracket forms are not accepted; give ${name.slice(0, bracket)}=value once`);
+          add(
+            name,
+            form
+              ? `is not a filter of this page; give ${named(name.slice(0, bracket))} once`
+              : `bracket forms are not accepted; give ${name.slice(0, bracket)}=value once`,
+          );
         } else {
-          add(name, `is not a known parameter; accepted parameters are: ${accepted}`);
+          add(name, form ? 'is not a filter of this page' : `is not a known parameter; accepted parameters are: ${accepted}`);
         }
       } else if (typeof value !== 'string') {
         add(name, 'must be given at most once');
@@ -87,7 +110,7 @@ export function queryValidator<const P extends Params>(params: P): QueryValidato
         present.push([name, value, rule]);
       }
     }
-    if (Object.keys(errors).length > 0) throw invalidQuery(errors);
+    if (!form && Object.keys(errors).length > 0) throw invalidQuery(errors);
 
     // Run on a snapshot: Express 5 re-parses req.query on every read and does not keep writes to it.
     // Each chain reports its own errors (a dry run leaves nothing on the request to gather again
@@ -107,13 +130,13 @@ export function queryValidator<const P extends Params>(params: P): QueryValidato
     for (const [name, def] of Object.entries(params)) {
       if (def.aliasOf && values[name] !== undefined) {
         if (values[def.aliasOf] !== undefined || (typeof rawQuery[def.aliasOf] === 'string' && rawQuery[def.aliasOf] !== '')) {
-          add(name, `is another name for ${def.aliasOf}; give only one of them`);
+          add(name, `is another name for ${named(def.aliasOf)}; give only one of them`);
         }
         values[def.aliasOf] = values[name];
         delete values[name];
       }
       if (def.from && typeof values[name] === 'string' && typeof values[def.from] === 'string' && values[def.from]! > values[name]!) {
-        add(name, `must not be before ${def.from} (${values[def.from]})`);
+        add(name, `must not be before ${named(def.from)} (${values[def.from]})`);
       }
       if (def.type === 'integer' && values[name] === undefined && def.default !== undefined) values[name] = def.default;
     }

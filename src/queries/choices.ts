@@ -39,3 +39,31 @@ export function patrollerById(id: string, scope: Scope = {}) {
 export function riderSuggestions(term: string, scope: Scope = {}, limit = 20) {
   return searchColumns(searchRiders(term, scope)).limit(limit);
 }
+
+/** The columns whose values a list form offers as a select (small sets, each with an index led by it). */
+export const VALUE_COLUMNS = {
+  return_condition: { table: 'product_returns', column: 'condition' },
+  exchange_type: { table: 'product_exchanges', column: 'exchange_type' },
+} as const;
+export type ValueColumn = keyof typeof VALUE_COLUMNS;
+
+/**
+ * The distinct values of one of VALUE_COLUMNS, in order, within the scope's 3PL: a loose index scan,
+ * one probe of the index per value (the column's own index, or with a 3PL, migration 015's index led by
+ * the 3PL), so it costs the same at any size of table.
+ */
+export function distinctValues(name: ValueColumn, scope: Scope = {}) {
+  const { table, column } = VALUE_COLUMNS[name];
+  const company = scope.company_id ? 'company_id = ? AND ' : '';
+  const bind = scope.company_id ? [scope.company_id] : [];
+  return sql.raw(
+    `WITH RECURSIVE found(value) AS (
+       (SELECT ${column} FROM ${table} WHERE ${company}${column} IS NOT NULL ORDER BY ${column} LIMIT 1)
+       UNION ALL
+       SELECT (SELECT ${column} FROM ${table} WHERE ${company}${column} > found.value ORDER BY ${column} LIMIT 1)
+         FROM found WHERE found.value IS NOT NULL
+     )
+     SELECT value FROM found WHERE value IS NOT NULL`,
+    [...bind, ...bind],
+  );
+}

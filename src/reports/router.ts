@@ -2,8 +2,11 @@ import path from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Reader } from '../db/pool';
 import { clientSignal } from '../http/client-signal';
-import { defineParams } from '../filters/define';
-import { queryValidator } from '../filters/validate';
+import { defineParams, type ParamValues, type Params } from '../filters/define';
+import { queryValidator, type QueryValidator } from '../filters/validate';
+import { formModel } from '../admin/form';
+import { render } from '../html/render';
+import { validateOrRedraw } from '../html/validate-or-redraw';
 import { HttpError } from '../http/errors';
 import { projectRoot } from '../paths';
 import * as riderEquipment from '../queries/rider-equipment';
@@ -45,10 +48,11 @@ const after = {
   label: 'After rider',
   description: 'Only riders after this rider ID: the next batch, when more riders match than one batch prints.',
 } as const;
-const single = queryValidator(defineParams({ as_of: asOf }));
-const singlePdf = queryValidator(defineParams({ as_of: asOf, paper }));
-const batch = queryValidator(defineParams({ ...riderEquipment.adminParams, after }));
-const batchPdf = queryValidator(defineParams({ ...riderEquipment.adminParams, after, paper }));
+// In a form's words: a bad address is drawn again as the report's own small form (see redraw below).
+const single = queryValidator(defineParams({ as_of: asOf }), 'form');
+const singlePdf = queryValidator(defineParams({ as_of: asOf, paper }), 'form');
+const batch = queryValidator(defineParams({ ...riderEquipment.adminParams, after }), 'form');
+const batchPdf = queryValidator(defineParams({ ...riderEquipment.adminParams, after, paper }), 'form');
 const BATCH_FILTERS = ['rider_id', '3pl_name', 'active'];
 
 /**
@@ -78,9 +82,43 @@ export function createReportsRouter({
     res.type('application/pdf').set('Content-Disposition', `attachment; filename="${filename}"`).send(pdf);
   }
 
+  /**
+   * A report's values, or undefined once a bad address has been answered: 400, the report's own
+   * fields with each message beside its field, submitting to the same address, and the way back.
+   */
+  async function valuesOr400<P extends Params>(
+    req: Request,
+    res: Response,
+    validate: QueryValidator<P>,
+    action: string,
+    title: string,
+    back: { href: string; label: string },
+  ): Promise<ParamValues<P> | undefined> {
+    return validateOrRedraw(validate, req.query, (errors) =>
+      render(
+        res,
+        'report-query',
+        {
+          title,
+          back,
+          form: formModel({ action, params: validate.params, raw: stringQuery(req.query as Record<string, unknown>), errors }),
+        },
+        400,
+      ),
+    );
+  }
+
   async function riderReport(req: Request, res: Response, asPdf: boolean) {
     const id = await pathId(String(req.params.id), 'rider');
-    const values: { as_of?: string; paper?: string } = await (asPdf ? singlePdf : single)(req.query as Record<string, unknown>);
+    const values: { as_of?: string; paper?: string } | undefined = await valuesOr400(
+      req,
+      res,
+      asPdf ? singlePdf : single,
+      asPdf ? links.riderReportPdf(id) : links.riderReport(id),
+      `Rider ${id}: check the report’s fields`,
+      { href: links.rider(id), label: 'Back to the rider' },
+    );
+    if (!values) return;
     const scope = scopeOf(res);
     // Another 3PL's rider is not found, as on the rider page: its existence is not told.
     const riders = await findRiders(pool, { ...scope, rider_id: id }, 1, clientSignal(res));
@@ -109,9 +147,18 @@ export function createReportsRouter({
    * range, so a batch costs the same whatever the fleet's size.
    */
   async function batchReport(req: Request, res: Response, asPdf: boolean) {
-    const values: riderEquipment.Filters & { after?: string; paper?: string } = await (asPdf ? batchPdf : batch)(
-      req.query as Record<string, unknown>,
+    const values: (riderEquipment.Filters & { after?: string; paper?: string }) | undefined = await valuesOr400(
+      req,
+      res,
+      asPdf ? batchPdf : batch,
+      asPdf ? links.reportsPdf() : links.reports(),
+      'Equipment reports: check the report’s fields',
+      {
+        href: links.ridersWithEquipment(stringQuery(req.query as Record<string, unknown>, BATCH_FILTERS)),
+        label: 'Back to the riders list',
+      },
     );
+    if (!values) return;
     const scope = scopeOf(res);
     const filters = { rider_id: values.rider_id, '3pl_name': values['3pl_name'], active: values.active, ...scope };
     const found = await findRiders(pool, filters, batchCap, clientSignal(res), values.after);

@@ -1,0 +1,28 @@
+// The ranges offered beside a form's date range ("Last 7 days", "Last month", "This month"), as plain
+// links: computed on the server from today in the service's time zone (TIME_ZONE), the zone the
+// filters read their days in.
+
+/** The calendar day `at` falls on in `timeZone`, written YYYY-MM-DD. */
+export function dayIn(timeZone: string, at: Date = new Date()): string {
+  const parts = new Intl.DateTimeFormat('en', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(at);
+  const part = (type: string) => parts.find((p) => p.type === type)!.value;
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+export interface DatePreset {
+  label: string;
+  from: string;
+  to: string;
+}
+
+/** The presets as of `today` (YYYY-MM-DD): both bounds inclusive, as the filters read them. */
+export function datePresets(today: string): DatePreset[] {
+  const [year, month, day] = today.split('-').map(Number);
+  const dayOf = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
+  return [
+    { label: 'Last 7 days', from: dayOf(year, month, day - 6), to: today },
+    // Day 0 of this month is the last day of the one before.
+    { label: 'Last month', from: dayOf(year, month - 1, 1), to: dayOf(year, month, 0) },
+    { label: 'This month', from: dayOf(year, month, 1), to: today },
+  ];
+}

@@ -1,0 +1,80 @@
+import express from 'express';
+import request from 'supertest';
+import { datePresets, dayIn } from '../src/admin/date-presets';
+import { createAdminRouter } from '../src/admin/router';
+import { requestId } from '../src/http/request-id';
+import { testApp, type TestApp } from './support/app';
+import { one, parseHtml, tableRows, textOf, type Page } from './support/html';
+
+// Beside each date range of the list forms: "Last 7 days", "Last month", "This month" as plain links,
+// from today in the service's time zone, keeping the other filters and the list's settings.
+let t: TestApp;
+let app: express.Express;
+beforeAll(() => {
+  t = testApp('fixture');
+  app = express()
+    .use(requestId)
+    .use('/admin', createAdminRouter({ pool: t.pool, log: () => undefined, today: () => '2024-06-15' }));
+});
+afterAll(() => t.close());
+
+/** The preset links beside a field, as [text, href]. */
+const presetsOf = (page: Page, name: string) =>
+  one(page, `#f-${name}`)
+    .parentNode!.querySelectorAll('.presets a')
+    .map((a) => [textOf(a), a.getAttribute('href')]);
+
+describe('the date presets', () => {
+  it('are the last 7 days to today, the whole month before, and this month to today', () => {
+    expect(datePresets('2026-03-15')).toEqual([
+      { label: 'Last 7 days', from: '2026-03-09', to: '2026-03-15' },
+      { label: 'Last month', from: '2026-02-01', to: '2026-02-28' },
+      { label: 'This month', from: '2026-03-01', to: '2026-03-15' },
+    ]);
+    // Across a year's turn, and a leap February.
+    expect(datePresets('2024-01-03')).toEqual([
+      { label: 'Last 7 days', from: '2023-12-28', to: '2024-01-03' },
+      { label: 'Last month', from: '2023-12-01', to: '2023-12-31' },
+      { label: 'This month', from: '2024-01-01', to: '2024-01-03' },
+    ]);
+    expect(datePresets('2024-03-31')[1]).toEqual({ label: 'Last month', from: '2024-02-01', to: '2024-02-29' });
+  });
+
+  it('start from today in the service’s time zone', () => {
+    const at = new Date('2026-03-31T22:30:00Z');
+    expect(dayIn('UTC', at)).toBe('2026-03-31');
+    expect(dayIn('Asia/Dubai', at)).toBe('2026-04-01');
+    expect(dayIn('America/New_York', new Date('2026-04-01T02:00:00Z'))).toBe('2026-03-31');
+  });
+
+  it.each([
+    ['/admin/checks', 'check_date'],
+    ['/admin/equipment/assignments', 'assign_date'],
+    ['/admin/equipment/returns', 'return_date'],
+    ['/admin/equipment/exchanges', 'exchange_date'],
+  ])('are links beside the range of %s, keeping the other filters and settings but not the page', async (path, range) => {
+    const page = parseHtml((await request(app).get(`${path}?3pl=Swift%20%26%20Co&sort=rider_id&per_page=50&page=2`).expect(200)).text);
+    const keep = '3pl=Swift+%26+Co&sort=rider_id&per_page=50';
+    expect(presetsOf(page, `${range}_to`)).toEqual([
+      ['Last 7 days', `${path}?${keep}&${range}_from=2024-06-09&${range}_to=2024-06-15`],
+      ['Last month', `${path}?${keep}&${range}_from=2024-05-01&${range}_to=2024-05-31`],
+      ['This month', `${path}?${keep}&${range}_from=2024-06-01&${range}_to=2024-06-15`],
+    ]);
+  });
+
+  it('replace a range already set, and lead to the rows of those days', async () => {
+    const page = parseHtml(
+      (await request(app).get('/admin/equipment/returns?return_date_from=2020-01-01&return_date_to=2020-12-31').expect(200)).text,
+    );
+    const [, lastMonth] = presetsOf(page, 'return_date_to');
+    expect(lastMonth[1]).toBe('/admin/equipment/returns?return_date_from=2024-05-01&return_date_to=2024-05-31');
+    // Both of the fixture's returns were in May 2024 (the second at 23:59:59 on the 31st).
+    const rows = tableRows((await request(app).get(lastMonth[1]!).expect(200)).text);
+    expect(rows.map((row) => row[0])).toEqual(['2024-05-31 23:59:59', '2024-05-02 00:00:00']);
+  });
+
+  it('are not offered on a list without a date range', async () => {
+    const html = (await request(app).get('/admin/equipment/riders').expect(200)).text;
+    expect(parseHtml(html).querySelectorAll('.presets')).toHaveLength(0);
+  });
+});
