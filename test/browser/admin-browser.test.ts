@@ -231,6 +231,30 @@ describe('keyboard and small screens', () => {
     expect(await page.evaluate('document.activeElement.id')).toBe('main');
   });
 
+  it('offers skip links to the results and to the pages on a list, and each moves focus there', async () => {
+    await page.goto(url('/admin/checks'));
+    const skips = ['Skip to content', 'Skip to the results', 'Skip to the pages'];
+    for (const [i, [label, id]] of [
+      ['Skip to the results', 'results'],
+      ['Skip to the pages', 'pager'],
+    ].entries()) {
+      await page.goto(url('/admin/checks'));
+      for (let n = 0; n < i + 2; n += 1) await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent')).toBe(label);
+      expect(await page.locator('.skip-link').allInnerTexts()).toEqual(skips);
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate('document.activeElement.id')).toBe(id);
+      // The next Tab goes on from there: from the pager, to its first link.
+      if (id === 'pager') {
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate('document.activeElement.closest("nav.pager") !== null')).toBe(true);
+      }
+    }
+    // With nothing listed there is no pager to skip to.
+    await page.goto(url('/admin/checks?rider_id=999999999'));
+    expect(await page.locator('.skip-link').allInnerTexts()).toEqual(skips.slice(0, 2));
+  });
+
   it('fits a phone screen without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const { rows } = await served.t.pool.query(
