@@ -255,6 +255,30 @@ describe('keyboard and small screens', () => {
     expect(await page.locator('.skip-link').allInnerTexts()).toEqual(skips.slice(0, 2));
   });
 
+  it('offers a visible "Sort by" on a phone, where the header row is hidden, and it sorts', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(url('/admin/checks?license_plate=0'));
+    const sortBy = page.getByRole('navigation', { name: 'Sort by' });
+    await expect(sortBy.isVisible()).resolves.toBe(true);
+    await expect(page.locator('table.list thead').isVisible()).resolves.toBe(true); // kept for screen readers, clipped
+    expect(await page.locator('table.list thead').evaluate((e) => e.getBoundingClientRect().width)).toBeLessThanOrEqual(1);
+    await sortBy.getByRole('link', { name: /^Rider ID/ }).click();
+    await page.waitForURL(/sort=rider_id/);
+    expect(page.url()).toContain('license_plate=0');
+    const riders = (await cells('Rider ID')).map(Number);
+    expect(riders).toEqual([...riders].sort((a, b) => a - b));
+    // The chosen sort is marked, and choosing it again reverses it.
+    await expect(sortBy.locator('a[aria-current]').textContent()).resolves.toBe('Rider ID▲, sorted ascending');
+    await sortBy.getByRole('link', { name: /^Rider ID/ }).click();
+    await page.waitForURL(/dir=desc/);
+    const reversed = (await cells('Rider ID')).map(Number);
+    expect(reversed).toEqual([...reversed].sort((a, b) => b - a));
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    // At a laptop's width the column headers sort, and the phone's control is not shown.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect(sortBy.isVisible()).resolves.toBe(false);
+  });
+
   it('fits a phone screen without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const { rows } = await served.t.pool.query(
@@ -266,6 +290,7 @@ describe('keyboard and small screens', () => {
       '/admin/checks',
       `/admin/checks/${rows[0].id}`,
       '/admin/equipment/riders',
+      '/admin/equipment/assignments',
       '/admin/equipment/exchanges',
       `/admin/riders/${rows[0].rider_id}`,
       '/admin/questionnaire?country_id=1',
