@@ -279,6 +279,27 @@ describe('keyboard and small screens', () => {
     await expect(sortBy.isVisible()).resolves.toBe(false);
   });
 
+  it("fits a rider's printable report on a phone: each item held a card, its Record and exchange day in view", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const { rows } = await served.t.pool.query(
+      `SELECT rider_id FROM assignments WHERE deleted_at IS NULL GROUP BY rider_id ORDER BY count(*) DESC, rider_id LIMIT 1`,
+    );
+    await page.goto(url(`/admin/riders/${rows[0].rider_id}/report`));
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    for (const label of ['Record', 'Eligible for exchange']) {
+      const cell = page.locator(`section.held td[data-label="${label}"]`).first();
+      await expect(cell.isVisible()).resolves.toBe(true);
+      const box = (await cell.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+      // The column's name is drawn beside the value, as the hidden header row would say.
+      expect(
+        await page.evaluate(`getComputedStyle(document.querySelector('section.held td[data-label="${label}"]'), '::before').content`),
+      ).toBe(`"${label}"`);
+    }
+    // The running head is for paper only.
+    await expect(page.locator('.running-head').isVisible()).resolves.toBe(false);
+  });
+
   it('fits a phone screen without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const { rows } = await served.t.pool.query(
