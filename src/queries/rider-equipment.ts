@@ -226,6 +226,11 @@ export function searchColumns(builder: Knex.QueryBuilder) {
     .orderBy([{ column: 'r.name' }, { column: 'r.id' }]);
 }
 
+/** The search page's columns: searchColumns() and how many items each rider holds now (kept by triggers). */
+export function searchResultColumns(builder: Knex.QueryBuilder) {
+  return searchColumns(builder).select('r.active_items as held');
+}
+
 /** Every 3PL name, for the forms' suggestions (the filters match names exactly). */
 export function companyNames(scope: Scope = {}) {
   return applyScope(sql('companies as c'), scope, 'c.id').select('c.name').orderBy('c.name');

@@ -201,7 +201,9 @@ describe('filters picked by name in a browser', () => {
 
 describe('finding a rider in a browser', () => {
   it('searches by part of a name from any page and opens the rider', async () => {
-    const { rows } = await served.t.pool.query(`SELECT id, name FROM riders WHERE name ~ '^[A-Za-z]+ [A-Za-z]+$' ORDER BY id LIMIT 1`);
+    // A last name several riders share: the search lists them (one match would open the rider at once).
+    const { rows } = await served.t.pool.query(`SELECT id, name FROM riders WHERE name ~ '^[A-Za-z]+ [A-Za-z]+$'
+      AND (SELECT count(*) FROM riders o WHERE o.name ILIKE '%' || split_part(riders.name, ' ', 2) || '%') > 1 ORDER BY id LIMIT 1`);
     const [, last] = rows[0].name.split(' ');
     await page.goto(url('/admin/equipment/returns'));
     await page.getByRole('searchbox', { name: 'Find a rider' }).fill(last.toLowerCase());
@@ -211,6 +213,16 @@ describe('finding a rider in a browser', () => {
     await page.waitForURL(/\/admin\/riders\/\d+$/);
     await expect(page.locator('h1').innerText()).resolves.toBe(rows[0].name);
     await expect(page.getByRole('heading', { name: 'Equipment held now' }).isVisible()).resolves.toBe(true);
+  });
+
+  it('opens the rider at once when one rider matches the name', async () => {
+    const { rows } = await served.t.pool.query(`SELECT r.id, r.name FROM riders r
+      WHERE (SELECT count(*) FROM riders o WHERE o.name ILIKE '%' || r.name || '%') = 1 ORDER BY r.id LIMIT 1`);
+    await page.goto(url('/admin'));
+    await page.getByRole('searchbox', { name: 'Find a rider' }).fill(rows[0].name.toUpperCase().replace(/ /g, '   '));
+    await page.keyboard.press('Enter');
+    await page.waitForURL(new RegExp(`/admin/riders/${rows[0].id}$`));
+    await expect(page.locator('h1').innerText()).resolves.toBe(rows[0].name);
   });
 
   it('goes straight to the rider when given an ID', async () => {
