@@ -13,6 +13,7 @@ import * as listKeysKept from '../../db/migrations/20261125_011_list_keys_kept';
 import * as riderNameSearch from '../../db/migrations/20261125_012_rider_name_search';
 import * as failedChecksIndex from '../../db/migrations/20261125_013_failed_checks_index';
 import * as attentionHandling from '../../db/migrations/20261125_014_attention_handling';
+import * as riderNameKey from '../../db/migrations/20261125_015_rider_name_key';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -34,6 +35,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261125_012_rider_name_search', riderNameSearch],
   ['20261125_013_failed_checks_index', failedChecksIndex],
   ['20261125_014_attention_handling', attentionHandling],
+  ['20261125_015_rider_name_key', riderNameKey],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -207,14 +207,18 @@ export function riderById(id: string, scope: Scope = {}) {
     .select('r.id', 'r.name', 'c.name as company', 'co.code as country_code', 'co.name as country_name');
 }
 
-/** Riders whose name holds `term` (any letter case; % and _ are plain characters), or whose ID is `term`. */
+/**
+ * Riders whose name holds `term` ignoring letter case, runs of spaces and accents (both read through
+ * rider_name_key(), migration 015, whose trigram index answers it; % and _ are plain characters), or
+ * whose ID is `term`.
+ */
 export function searchRiders(term: string, scope: Scope = {}) {
   const pattern = `%${term.replace(/[\\%_]/g, '\\$&')}%`;
   return applyScope(sql('riders as r'), scope)
     .join('companies as c', 'c.id', 'r.company_id')
     .join('countries as co', 'co.id', 'r.country_id')
     .where((q) => {
-      q.whereILike('r.name', pattern);
+      q.whereRaw('rider_name_key(r.name) LIKE rider_name_key(?)', [pattern]);
       if (/^[0-9]{1,18}$/.test(term)) q.orWhere('r.id', term);
     });
 }
