@@ -5,7 +5,7 @@ import { createApp } from './app';
 import { issueDemoCredentials, type DemoCredentials } from './auth/demo-credentials';
 import { TokenCache } from './auth/tokens';
 import { ConfigError, loadConfig, type Config } from './config';
-import { openDatabase, type Database } from './db/bootstrap';
+import { EMBEDDED_DATABASE, openDatabase, type Database } from './db/bootstrap';
 import { EmbeddedError } from './db/embedded';
 import { connectKnex } from './db/knex';
 import { projectRoot } from './paths';
@@ -13,6 +13,7 @@ import { pendingMigrations } from './db/migrate';
 import { createPool } from './db/pool';
 import { serveWorkerMetrics } from './http/metrics';
 import { addressOf, ReadRouter, type ReadTarget } from './db/replicas';
+import { embeddedPsql, urlPsql } from './db/psql-line';
 
 const log = (message: string) => console.log(message);
 
@@ -41,6 +42,7 @@ function printBanner(config: Config, database: Database, port: number, demo: Dem
   if (database.embedded) {
     const { port: dbPort, dataDir, binDir } = database.embedded;
     log(`  Database: embedded PostgreSQL on 127.0.0.1:${dbPort}, primary (data in ${dataDir})`);
+    log(`  psql:     ${embeddedPsql(dbPort, dataDir, EMBEDDED_DATABASE)}`);
     if (binDir || dataDir !== config.embedded.dir) {
       log(
         `    The postgres user cannot reach ${projectRoot}, so the server runs from ${binDir ?? 'the installed binaries'} with its data above.`,
@@ -51,6 +53,7 @@ function printBanner(config: Config, database: Database, port: number, demo: Dem
     }
   } else {
     log(`  Database: ${addressOf(database.url)}, primary`);
+    log(`  psql:     ${urlPsql(database.url)}`);
     for (const [i, url] of database.replicaUrls.entries()) log(`  Database: ${addressOf(url)}, replica ${i + 1}`);
   }
   if (database.replicaUrls.length) log(`  Reads go to the replicas in the rotation, in turn (see /health/ready), else to the primary`);

@@ -330,18 +330,34 @@ describe('rider search', () => {
     );
   });
 
-  it('finds riders by part of the name in any letter case or script, % and _ taken literally', async () => {
-    expect(column(await page('/admin/search?q=ALI'), 1)).toEqual(['Sara Ali']);
-    expect(column(await page('/admin/search?q=%D8%B9%D9%84%D9%8A'), 1)).toEqual(['محمد علي']);
+  it('opens the rider when one name matches, in any letter case or script, with runs of spaces read as one', async () => {
+    for (const [q, id] of [
+      ['ALI', '102'],
+      ['%D8%B9%D9%84%D9%8A', '104'],
+      ['%20SARA%20%20%20ali%20', '102'],
+      ['nadia', '106'],
+    ])
+      expect([q, (await request(t.app).get(`/admin/search?q=${q}`).expect(303)).headers.location]).toEqual([q, `/admin/riders/${id}`]);
+  });
+
+  it('lists several matches by name with what each holds now; % and _ taken literally', async () => {
+    const found = await page('/admin/search?q=AR');
+    const names = ['Lee Park', 'No Gear Yet', 'Omar "O" Neil', 'Sara Ali'];
+    expect(column(found, 1)).toEqual(names);
+    // Held now: the kept counts, as the rider's page and the lists read them.
+    const held = Object.fromEntries(
+      (await t.pool.query(`SELECT name, active_items FROM riders WHERE id IN (102, 103, 105, 107)`)).rows.map((r) => [
+        r.name,
+        r.active_items,
+      ]),
+    );
+    const says = (n: number) => (n === 0 ? 'Nothing' : n === 1 ? '1 item' : `${n} items`);
+    expect(column(found, 4)).toEqual(names.map((name) => says(held[name])));
+    expect(column(found, 4)).toContain('Nothing');
+    expect(text(found)).toContain('4 riders match “AR”');
     expect(text(await page('/admin/search?q=%25'))).toContain('No rider matches “%”.');
     expect(text(await page('/admin/search?q=999'))).toContain('No rider matches “999”.');
     expect(text(await page('/admin/search'))).not.toContain('match');
-  });
-
-  it('reads several spaces in a row as one, as names are written', async () => {
-    const found = await page('/admin/search?q=%20SARA%20%20%20ali%20');
-    expect(column(found, 1)).toEqual(['Sara Ali']);
-    expect(text(found)).toContain('Riders matching “SARA ali”');
   });
 
   it('has the search box on every page', async () => {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
 import request from 'supertest';
-import { closePrinters } from '../src/reports/pdf';
+import { closePrinters, printerFor } from '../src/reports/pdf';
 import { testApp, type TestApp } from './support/app';
 
 // Chromium prints the report HTML to PDF; pdftotext (poppler-utils) reads it back, one form feed
@@ -113,6 +113,46 @@ describeIfTools('PDF reports printed by headless Chromium', () => {
       ),
     );
     for (const res of all) expect((await pages(pdfOf(res))).length).toBe(1);
+  });
+
+  // A rider whose report runs over pages: rider 101's very HTML with a table's rows repeated, printed
+  // by the same printer (the fixture is shared by the run's files, so no rows are added to it).
+  async function printLonger(table: 'held' | 'checks', times: number): Promise<{ pdf: Buffer; text: string[] }> {
+    const { text: html } = await request(t.app).get('/admin/riders/101/report').expect(200);
+    const longer = html.replace(
+      new RegExp(`(<section class="${table}">[\\s\\S]*?<tbody>\\n)([\\s\\S]*?)(</tbody>)`),
+      (_m, a, rows, b) => a + rows.repeat(times) + b,
+    );
+    expect(longer.length).toBeGreaterThan(html.length);
+    const pdf = await printerFor(CHROMIUM).print(longer, '/admin/riders/101/report', 'A4');
+    return { pdf, text: await pages(pdf) };
+  }
+
+  it("heads every page of a long report with the rider's name and ID", async () => {
+    const { text } = await printLonger('checks', 120);
+    expect(text.length).toBeGreaterThanOrEqual(3);
+    text.forEach((page, i) => expect([i, page.startsWith('Ahmed Khan · Rider ID 101 ')]).toEqual([i, true]));
+    // The acknowledgement stays with the items held, on the first page, before the history.
+    expect(text[0]).toContain('Acknowledgement');
+    expect(text[0].indexOf('Equipment held now')).toBeLessThan(text[0].indexOf('Acknowledgement'));
+  });
+
+  it('keeps the items held and the signature lines on one page when both fit on one', async () => {
+    // 10 to 18 rows held: the block follows the open points when it fits there, else starts the next page whole.
+    for (const times of [5, 7, 9]) {
+      const { text } = await printLonger('held', times);
+      const held = text.findIndex((page) => page.includes('Equipment held now'));
+      const signed = text.findIndex((page) => page.includes('Acknowledgement'));
+      expect([times, signed]).toEqual([times, held]);
+      expect(text[signed]).toMatch(/Equipment held now Product .* exchange 07 Acknowledgement /);
+    }
+  });
+
+  it('is a tagged PDF (structure for screen readers), as pdfinfo reads it', async () => {
+    const res = await request(t.app).get('/admin/riders/101/report.pdf?paper=A4').buffer(true).parse(binary).expect(200);
+    const info = promisify(execFile)('/usr/bin/pdfinfo', ['-'], { encoding: 'utf8' });
+    info.child.stdin!.end(pdfOf(res));
+    expect((await info).stdout).toMatch(/^Tagged:\s+yes$/m);
   });
 
   it('refuses a PDF without a valid paper size', async () => {

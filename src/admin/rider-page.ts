@@ -140,7 +140,7 @@ const validateSearch = queryValidator(searchParams, 'form');
 /** The term as names are written: trimmed, each run of spaces one space ("Sara  Ali " finds Sara Ali). */
 export const oneSpaced = (term: string | undefined) => term?.trim().replace(/\s+/g, ' ');
 
-/** Finds riders by ID (straight to the rider's page) or by part of the name. */
+/** Finds riders by ID or by part of the name; one rider found opens the rider's page. */
 export function searchHandler(pool: Reader) {
   return async (req: Request, res: Response): Promise<void> => {
     const raw = stringQuery(req.query as Record<string, unknown>);
@@ -173,8 +173,10 @@ export function searchHandler(pool: Reader) {
     const base = riderEquipment.searchRiders(q, scopeOf(res));
     const [[counted], found] = await Promise.all([
       queryRows<{ total: string }>(pool, toNative(base.clone().count({ total: '*' })), clientSignal(res)),
-      queryRows(pool, toNative(riderEquipment.searchColumns(base.clone()).limit(SEARCH_LIMIT)), clientSignal(res)),
+      queryRows<{ id: string }>(pool, toNative(riderEquipment.searchResultColumns(base.clone()).limit(SEARCH_LIMIT)), clientSignal(res)),
     ]);
+    // One rider found: that rider is what was looked for.
+    if (Number(counted.total) === 1 && found.length === 1) return res.redirect(303, links.rider(found[0].id));
     await render(res, 'search', {
       title: `Riders matching “${q}”`,
       section: '',

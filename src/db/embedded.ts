@@ -13,6 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { embeddedPasswordFile } from './psql-line';
 
 /** Where root keeps what the `postgres` user must reach when the project folder is closed to it. */
 export const SHARED_ROOT = '/var/lib/rider-equipment-service';
@@ -323,11 +324,11 @@ async function start(
       );
     }
   }
-  if (options.password && !fs.existsSync(`${dataDir}.password`)) {
+  if (options.password && !fs.existsSync(embeddedPasswordFile(dataDir))) {
     fs.mkdirSync(path.dirname(dataDir), { recursive: true, mode: 0o755 });
-    fs.writeFileSync(`${dataDir}.password`, `${options.password}\n`, { mode: 0o600 });
+    fs.writeFileSync(embeddedPasswordFile(dataDir), `${options.password}\n`, { mode: 0o600 });
   }
-  const password = readOrCreatePassword(`${dataDir}.password`);
+  const password = readOrCreatePassword(embeddedPasswordFile(dataDir));
   const server = (port: number, stop: () => Promise<void>): EmbeddedServer => ({
     port,
     password,

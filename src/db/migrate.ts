@@ -14,6 +14,7 @@ import * as riderNameSearch from '../../db/migrations/20261125_012_rider_name_se
 import * as failedChecksIndex from '../../db/migrations/20261125_013_failed_checks_index';
 import * as attentionHandling from '../../db/migrations/20261125_014_attention_handling';
 import * as valueChoicesIndex from '../../db/migrations/20261125_015_value_choices_index';
+import * as riderNameKey from '../../db/migrations/20261125_016_rider_name_key';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -36,6 +37,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261125_013_failed_checks_index', failedChecksIndex],
   ['20261125_014_attention_handling', attentionHandling],
   ['20261125_015_value_choices_index', valueChoicesIndex],
+  ['20261125_016_rider_name_key', riderNameKey],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

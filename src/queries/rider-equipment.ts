@@ -207,14 +207,18 @@ export function riderById(id: string, scope: Scope = {}) {
     .select('r.id', 'r.name', 'c.name as company', 'co.code as country_code', 'co.name as country_name');
 }
 
-/** Riders whose name holds `term` (any letter case; % and _ are plain characters), or whose ID is `term`. */
+/**
+ * Riders whose name holds `term` ignoring letter case, runs of spaces and accents (both read through
+ * rider_name_key(), migration 015, whose trigram index answers it; % and _ are plain characters), or
+ * whose ID is `term`.
+ */
 export function searchRiders(term: string, scope: Scope = {}) {
   const pattern = `%${term.replace(/[\\%_]/g, '\\$&')}%`;
   return applyScope(sql('riders as r'), scope)
     .join('companies as c', 'c.id', 'r.company_id')
     .join('countries as co', 'co.id', 'r.country_id')
     .where((q) => {
-      q.whereILike('r.name', pattern);
+      q.whereRaw('rider_name_key(r.name) LIKE rider_name_key(?)', [pattern]);
       if (/^[0-9]{1,18}$/.test(term)) q.orWhere('r.id', term);
     });
 }
@@ -224,6 +228,11 @@ export function searchColumns(builder: Knex.QueryBuilder) {
   return builder
     .select('r.id', 'r.name', 'c.name as company', 'co.code as country_code')
     .orderBy([{ column: 'r.name' }, { column: 'r.id' }]);
+}
+
+/** The search page's columns: searchColumns() and how many items each rider holds now (kept by triggers). */
+export function searchResultColumns(builder: Knex.QueryBuilder) {
+  return searchColumns(builder).select('r.active_items as held');
 }
 
 /** Every 3PL name, for the forms' suggestions (the filters match names exactly). */

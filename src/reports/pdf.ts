@@ -83,6 +83,8 @@ export class PdfPrinter {
     return page.pdf({
       format: paper,
       printBackground: true,
+      // A tagged PDF: headings, tables and reading order for screen readers (Chromium builds it).
+      tagged: true,
       displayHeaderFooter: true,
       headerTemplate: '<span></span>',
       footerTemplate: footer,

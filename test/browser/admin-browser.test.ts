@@ -201,7 +201,9 @@ describe('filters picked by name in a browser', () => {
 
 describe('finding a rider in a browser', () => {
   it('searches by part of a name from any page and opens the rider', async () => {
-    const { rows } = await served.t.pool.query(`SELECT id, name FROM riders WHERE name ~ '^[A-Za-z]+ [A-Za-z]+$' ORDER BY id LIMIT 1`);
+    // A last name several riders share: the search lists them (one match would open the rider at once).
+    const { rows } = await served.t.pool.query(`SELECT id, name FROM riders WHERE name ~ '^[A-Za-z]+ [A-Za-z]+$'
+      AND (SELECT count(*) FROM riders o WHERE o.name ILIKE '%' || split_part(riders.name, ' ', 2) || '%') > 1 ORDER BY id LIMIT 1`);
     const [, last] = rows[0].name.split(' ');
     await page.goto(url('/admin/equipment/returns'));
     await page.getByRole('searchbox', { name: 'Find a rider' }).fill(last.toLowerCase());
@@ -211,6 +213,16 @@ describe('finding a rider in a browser', () => {
     await page.waitForURL(/\/admin\/riders\/\d+$/);
     await expect(page.locator('h1').innerText()).resolves.toBe(rows[0].name);
     await expect(page.getByRole('heading', { name: 'Equipment held now' }).isVisible()).resolves.toBe(true);
+  });
+
+  it('opens the rider at once when one rider matches the name', async () => {
+    const { rows } = await served.t.pool.query(`SELECT r.id, r.name FROM riders r
+      WHERE (SELECT count(*) FROM riders o WHERE o.name ILIKE '%' || r.name || '%') = 1 ORDER BY r.id LIMIT 1`);
+    await page.goto(url('/admin'));
+    await page.getByRole('searchbox', { name: 'Find a rider' }).fill(rows[0].name.toUpperCase().replace(/ /g, '   '));
+    await page.keyboard.press('Enter');
+    await page.waitForURL(new RegExp(`/admin/riders/${rows[0].id}$`));
+    await expect(page.locator('h1').innerText()).resolves.toBe(rows[0].name);
   });
 
   it('goes straight to the rider when given an ID', async () => {
@@ -231,6 +243,75 @@ describe('keyboard and small screens', () => {
     expect(await page.evaluate('document.activeElement.id')).toBe('main');
   });
 
+  it('offers skip links to the results and to the pages on a list, and each moves focus there', async () => {
+    await page.goto(url('/admin/checks'));
+    const skips = ['Skip to content', 'Skip to the results', 'Skip to the pages'];
+    for (const [i, [label, id]] of [
+      ['Skip to the results', 'results'],
+      ['Skip to the pages', 'pager'],
+    ].entries()) {
+      await page.goto(url('/admin/checks'));
+      for (let n = 0; n < i + 2; n += 1) await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent')).toBe(label);
+      expect(await page.locator('.skip-link').allInnerTexts()).toEqual(skips);
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate('document.activeElement.id')).toBe(id);
+      // The next Tab goes on from there: from the pager, to its first link.
+      if (id === 'pager') {
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate('document.activeElement.closest("nav.pager") !== null')).toBe(true);
+      }
+    }
+    // With nothing listed there is no pager to skip to.
+    await page.goto(url('/admin/checks?rider_id=999999999'));
+    expect(await page.locator('.skip-link').allInnerTexts()).toEqual(skips.slice(0, 2));
+  });
+
+  it('offers a visible "Sort by" on a phone, where the header row is hidden, and it sorts', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(url('/admin/checks?license_plate=0'));
+    const sortBy = page.getByRole('navigation', { name: 'Sort by' });
+    await expect(sortBy.isVisible()).resolves.toBe(true);
+    await expect(page.locator('table.list thead').isVisible()).resolves.toBe(true); // kept for screen readers, clipped
+    expect(await page.locator('table.list thead').evaluate((e) => e.getBoundingClientRect().width)).toBeLessThanOrEqual(1);
+    await sortBy.getByRole('link', { name: /^Rider ID/ }).click();
+    await page.waitForURL(/sort=rider_id/);
+    expect(page.url()).toContain('license_plate=0');
+    const riders = (await cells('Rider ID')).map(Number);
+    expect(riders).toEqual([...riders].sort((a, b) => a - b));
+    // The chosen sort is marked, and choosing it again reverses it.
+    await expect(sortBy.locator('a[aria-current]').textContent()).resolves.toBe('Rider ID▲, sorted ascending');
+    await sortBy.getByRole('link', { name: /^Rider ID/ }).click();
+    await page.waitForURL(/dir=desc/);
+    const reversed = (await cells('Rider ID')).map(Number);
+    expect(reversed).toEqual([...reversed].sort((a, b) => b - a));
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    // At a laptop's width the column headers sort, and the phone's control is not shown.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect(sortBy.isVisible()).resolves.toBe(false);
+  });
+
+  it("fits a rider's printable report on a phone: each item held a card, its Record and exchange day in view", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const { rows } = await served.t.pool.query(
+      `SELECT rider_id FROM assignments WHERE deleted_at IS NULL GROUP BY rider_id ORDER BY count(*) DESC, rider_id LIMIT 1`,
+    );
+    await page.goto(url(`/admin/riders/${rows[0].rider_id}/report`));
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    for (const label of ['Record', 'Eligible for exchange']) {
+      const cell = page.locator(`section.held td[data-label="${label}"]`).first();
+      await expect(cell.isVisible()).resolves.toBe(true);
+      const box = (await cell.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+      // The column's name is drawn beside the value, as the hidden header row would say.
+      expect(
+        await page.evaluate(`getComputedStyle(document.querySelector('section.held td[data-label="${label}"]'), '::before').content`),
+      ).toBe(`"${label}"`);
+    }
+    // The running head is for paper only.
+    await expect(page.locator('.running-head').isVisible()).resolves.toBe(false);
+  });
+
   it('fits a phone screen without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const { rows } = await served.t.pool.query(
@@ -242,6 +323,7 @@ describe('keyboard and small screens', () => {
       '/admin/checks',
       `/admin/checks/${rows[0].id}`,
       '/admin/equipment/riders',
+      '/admin/equipment/assignments',
       '/admin/equipment/exchanges',
       `/admin/riders/${rows[0].rider_id}`,
       '/admin/questionnaire?country_id=1',

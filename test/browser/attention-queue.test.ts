@@ -74,4 +74,37 @@ describe('Needs attention in a browser, signed in', () => {
     }
     await page.context().close();
   });
+
+  it('draws each row as a card on a phone: no sideways scroll, and every label held inside its cell', async () => {
+    // Rider 105's last two checks failed, so "Failing patrol checks" has a row with its "Last check failed".
+    await served.t.pool
+      .query(`INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid) VALUES
+      (9901, 105, 1, now() - interval '2 days', true, true, false), (9902, 105, 1, now() - interval '1 day', false, true, true)`);
+    const page = await signedIn();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    await expect(page.locator('#failing-checks td[data-label="Last check failed"]').first().isVisible()).resolves.toBe(true);
+    // Each label laid out as the card draws it (its ::before's width and font) fits within its cell's height.
+    const spilled = await page.evaluate(`[...document.querySelectorAll('section.attention tbody td')].flatMap((td) => {
+      const label = getComputedStyle(td, '::before');
+      if (label.content === 'none') return [];
+      const probe = document.createElement('span');
+      probe.textContent = td.dataset.label;
+      Object.assign(probe.style, { position: 'absolute', display: 'block', width: label.width, font: label.font, lineHeight: label.lineHeight, visibility: 'hidden' });
+      document.body.append(probe);
+      const needed = probe.getBoundingClientRect().height;
+      probe.remove();
+      const box = td.getBoundingClientRect();
+      return box.height + 0.5 < needed ? [td.dataset.label + ': ' + box.height + ' < ' + needed] : [];
+    })`);
+    expect(spilled).toEqual([]);
+    // The long label does wrap at this width: the test would not see the fault otherwise.
+    const lines = await page.evaluate(`(() => {
+      const td = document.querySelector('#failing-checks td[data-label="Last check failed"]');
+      const label = getComputedStyle(td, '::before');
+      return Math.round(td.getBoundingClientRect().height / parseFloat(label.lineHeight));
+    })()`);
+    expect(lines).toBeGreaterThanOrEqual(2);
+  });
 });

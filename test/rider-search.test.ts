@@ -1,0 +1,41 @@
+// The rider search's matching (searchRiders, over rider_name_key() of migration 015): letter case,
+// runs of spaces and accents ignored, on either side, and answered from the trigram index.
+import { toNative } from '../src/db/knex';
+import { searchColumns, searchRiders } from '../src/queries/rider-equipment';
+import { testApp, type TestApp } from './support/app';
+import { rolledBack } from './support/rolled-back';
+
+let t: TestApp;
+beforeAll(() => {
+  t = testApp('fixture');
+});
+afterAll(() => t.close());
+
+describe('finding riders by name', () => {
+  it('ignores letter case, runs of spaces and accents, in the name and in the term', async () => {
+    await rolledBack(t.pool, async (client) => {
+      await client.query(`INSERT INTO riders (id, name, company_id, country_id) VALUES
+        (90001, 'José  Álvarez', 1, 1), (90002, 'Zoë Ørsted', 1, 1), (90003, 'Jose Alvarado', 1, 1)`);
+      const names = async (term: string) => {
+        const { text, values } = toNative(searchColumns(searchRiders(term)));
+        return (await client.query(text, values)).rows.map((r) => r.name);
+      };
+      expect(await names('jose alvarez')).toEqual(['José  Álvarez']);
+      expect(await names('JOSÉ ÁLVAREZ')).toEqual(['José  Álvarez']);
+      expect(await names('josé')).toEqual(['Jose Alvarado', 'José  Álvarez']);
+      expect(await names('zoe')).toEqual(['Zoë Ørsted']);
+      expect(await names('orsted')).toEqual(['Zoë Ørsted']);
+      expect(await names('sara ALI')).toEqual(['Sara Ali']);
+      expect(await names('%')).toEqual([]);
+    });
+  });
+
+  it('is answered from the trigram index over rider_name_key(name)', async () => {
+    await rolledBack(t.pool, async (client) => {
+      await client.query('SET LOCAL enable_seqscan = off');
+      const { text, values } = toNative(searchColumns(searchRiders('alvarez')));
+      const plan = (await client.query(`EXPLAIN ${text}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toContain('riders_name_key_trgm_idx');
+    });
+  });
+});
