@@ -57,7 +57,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '6309b642cc9c61ffa3e1d6983a2e339e2521074920f542cbd692b30845efccc3',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': '5de50968e4ba4f06ea4111592364aa9922793311f3d90fdba1998a64c090e445',
-      sequences: 'a5fdff82e1b2d947b27ad60ad5ac30ac71ffb30e6a5a4b4da9409761f6536df8',
+      sequences: '5a8fdf2f54fc2b60854811eb351fb61450182b6db3a88e1f6b0b03ba354a92dd',
     });
   });
 
@@ -96,7 +96,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '34101622d4bd75edec39b8548f03d27bd335601e77dcd62700017910c02572ec',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'def8a628b0e5b17c9b977b0fb8f3b2e5c9cea08c81fdd0c4df76eef89a8ad164',
-      sequences: 'a5fdff82e1b2d947b27ad60ad5ac30ac71ffb30e6a5a4b4da9409761f6536df8',
+      sequences: '5a8fdf2f54fc2b60854811eb351fb61450182b6db3a88e1f6b0b03ba354a92dd',
     });
   });
 
@@ -135,7 +135,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': 'd6ffe318a9639c1f305f53b5cb24901eed8867a7d73e45443d974c03289760f2',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'b52f797a855d9a430423cd67c5ffd61cfcd74e74175a4a925d6e8dd0cdc7ac74',
-      sequences: 'a5fdff82e1b2d947b27ad60ad5ac30ac71ffb30e6a5a4b4da9409761f6536df8',
+      sequences: '5a8fdf2f54fc2b60854811eb351fb61450182b6db3a88e1f6b0b03ba354a92dd',
     });
   });
 });

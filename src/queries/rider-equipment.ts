@@ -209,7 +209,7 @@ export function riderById(id: string, scope: Scope = {}) {
 
 /**
  * Riders whose name holds `term` ignoring letter case, runs of spaces and accents (both read through
- * rider_name_key(), migration 015, whose trigram index answers it; % and _ are plain characters), or
+ * rider_name_key(), migration 016, whose trigram index answers it; % and _ are plain characters), or
  * whose ID is `term`.
  */
 export function searchRiders(term: string, scope: Scope = {}) {
