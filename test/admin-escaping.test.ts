@@ -13,7 +13,8 @@ const NAME = `${testDatabases().fixture}_escaping`;
 const HOSTILE = `
   INSERT INTO countries (id, code, name) VALUES (1, 'AE', '<b>Emirates</b>');
   INSERT INTO companies (id, name) VALUES (1, '<b>Evil & Co</b>');
-  INSERT INTO riders (id, name, company_id, country_id) VALUES (1, '<script>alert(1)</script>', 1, 1);
+  INSERT INTO riders (id, name, company_id, country_id) VALUES (1, '<script>alert(1)</script>', 1, 1),
+    (2, '<script>alert(5)</script> Two', 1, 1); -- two, so that a search lists them rather than opening one
   INSERT INTO patrollers (id, name) VALUES (1, '<img src=x onerror=alert(2)>');
   INSERT INTO app_users (id, name) VALUES (1, '"><svg onload=alert(3)>');
   INSERT INTO product_categories (id, name) VALUES (1, '<u>Helmets</u>');

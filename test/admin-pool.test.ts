@@ -54,9 +54,9 @@ it('answers the API promptly, and never with a 503, while six slow admin pages r
   const pages = [
     '/admin/checks/9001',
     '/admin/checks/9002',
-    '/admin/search?q=Ahmed',
+    '/admin/search?q=a',
     '/admin/checks/9001',
-    '/admin/search?q=Khan',
+    '/admin/search?q=e',
     '/admin/checks/9003',
   ];
   const started = Date.now();

@@ -42,7 +42,7 @@ let fixture: TestApp;
 let demo: TestApp;
 let large: TestApp;
 beforeAll(() => {
-  fixture = testApp('fixture');
+  fixture = testApp('listKeys'); // a copy of the fixture of its own (test/support/databases.ts)
   demo = testApp('demo');
   large = testApp('largeCopy');
 });

@@ -16,6 +16,11 @@ export function testDatabases() {
     attention: `rider_equipment_test_attention_${run}`,
     /** A copy of FIXTURE where supervisors mark rows of "Needs attention" handled (test/attention-handling.test.ts). */
     handling: `rider_equipment_test_handling_${run}`,
+    /**
+     * A copy of FIXTURE for test/list-keys-kept.test.ts, whose rolled-back changes (truncates, riders
+     * moved) would otherwise lock the rows test/attention-kept.test.ts changes on FIXTURE at the same time.
+     */
+    listKeys: `rider_equipment_test_list_keys_${run}`,
   };
 }
 

@@ -54,6 +54,8 @@ export default async function globalSetup(): Promise<void> {
     await admin.query(`CREATE DATABASE "${testDatabases().attention}" TEMPLATE "${testDatabases().fixture}"`);
     await admin.query(`DROP DATABASE IF EXISTS "${testDatabases().handling}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${testDatabases().handling}" TEMPLATE "${testDatabases().fixture}"`);
+    await admin.query(`DROP DATABASE IF EXISTS "${testDatabases().listKeys}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${testDatabases().listKeys}" TEMPLATE "${testDatabases().fixture}"`);
   });
 
   const demoUrl = await createDatabase(adminUrl, testDatabases().demo);
