@@ -56,7 +56,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_blocks': 'c44ace4a33d5ae74d47dc1a2822de6cbdc0935c9127a3fd2962e13233452ab8f',
       'public.rider_list_entries': '6309b642cc9c61ffa3e1d6983a2e339e2521074920f542cbd692b30845efccc3',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
-      'public.riders': '5de50968e4ba4f06ea4111592364aa9922793311f3d90fdba1998a64c090e445',
+      'public.riders': '7cfa53b2e5bb91486298916321f07fc0461679dcb04e82d3d6ff64eb90bff14c',
       sequences: '5a8fdf2f54fc2b60854811eb351fb61450182b6db3a88e1f6b0b03ba354a92dd',
     });
   });
@@ -95,7 +95,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_blocks': '0a6c9e53dadd5328fe5c0ba8460ef368c76e89384454545cdb5e07e3ccad63b1',
       'public.rider_list_entries': '34101622d4bd75edec39b8548f03d27bd335601e77dcd62700017910c02572ec',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
-      'public.riders': 'def8a628b0e5b17c9b977b0fb8f3b2e5c9cea08c81fdd0c4df76eef89a8ad164',
+      'public.riders': 'bde2dfb457a2d60eedc5bdd8c153f03f6dad592890332d78efd9cfe354e5e2b7',
       sequences: '5a8fdf2f54fc2b60854811eb351fb61450182b6db3a88e1f6b0b03ba354a92dd',
     });
   });
@@ -134,7 +134,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_blocks': '09c194eee1baffa2cfbf950c3e1303427870c1a8f839cd28bb56ae4fa1f49efb',
       'public.rider_list_entries': 'd6ffe318a9639c1f305f53b5cb24901eed8867a7d73e45443d974c03289760f2',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
-      'public.riders': 'b52f797a855d9a430423cd67c5ffd61cfcd74e74175a4a925d6e8dd0cdc7ac74',
+      'public.riders': 'a93ac7c637dc08a7eaea68a9590225990ece5fd4924dca6a59db847aa6e46702',
       sequences: '5a8fdf2f54fc2b60854811eb351fb61450182b6db3a88e1f6b0b03ba354a92dd',
     });
   });

@@ -209,8 +209,8 @@ export function riderById(id: string, scope: Scope = {}) {
 
 /**
  * Riders whose name holds `term` ignoring letter case, runs of spaces and accents (both read through
- * rider_name_key(), migration 016, whose trigram index answers it; % and _ are plain characters), or
- * whose ID is `term`.
+ * rider_name_key(), migration 016: the name's key kept on each rider, whose trigram index answers it;
+ * % and _ are plain characters), or whose ID is `term`.
  */
 export function searchRiders(term: string, scope: Scope = {}) {
   const pattern = `%${term.replace(/[\\%_]/g, '\\$&')}%`;
@@ -218,7 +218,7 @@ export function searchRiders(term: string, scope: Scope = {}) {
     .join('companies as c', 'c.id', 'r.company_id')
     .join('countries as co', 'co.id', 'r.country_id')
     .where((q) => {
-      q.whereRaw('rider_name_key(r.name) LIKE rider_name_key(?)', [pattern]);
+      q.whereRaw('r.name_key LIKE rider_name_key(?)', [pattern]);
       if (/^[0-9]{1,18}$/.test(term)) q.orWhere('r.id', term);
     });
 }
