@@ -1,8 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { createAdminRouter } from '../src/admin/router';
-import { requestId } from '../src/http/request-id';
-import { testApp, type TestApp } from './support/app';
+import { scopedAdminApp, testApp, type TestApp } from './support/app';
 import { optionsOf } from './support/html';
 
 // A return's Condition and an exchange's Exchange type are selects of the values present in the
@@ -11,14 +9,7 @@ let t: TestApp;
 let scoped: express.Express;
 beforeAll(() => {
   t = testApp('fixture');
-  scoped = express()
-    .use(requestId)
-    .use((_req, res, next) => {
-      res.locals.supervisor = { id: '1', username: 'swift-lead', companyId: '1' }; // Swift & Co
-      res.locals.csrfToken = 'token-123';
-      next();
-    })
-    .use('/admin', createAdminRouter({ pool: t.pool, log: () => undefined }));
+  scoped = scopedAdminApp(t.pool);
 });
 afterAll(() => t.close());
 

@@ -30,9 +30,11 @@ describe('finding riders by name', () => {
     });
   });
 
-  it('is answered from the trigram index over rider_name_key(name)', async () => {
+  it('can be answered from the trigram index over the kept name key', async () => {
     await rolledBack(t.pool, async (client) => {
+      // The fixture's few riders are read whole or in name order; without those paths, the index serves.
       await client.query('SET LOCAL enable_seqscan = off');
+      await client.query('SET LOCAL enable_indexscan = off');
       const { text, values } = toNative(searchColumns(searchRiders('alvarez')));
       const plan = (await client.query(`EXPLAIN ${text}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
       expect(plan).toContain('riders_name_key_trgm_idx');

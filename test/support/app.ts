@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
+import express, { type Express } from 'express';
+import { createAdminRouter, type AdminDeps } from '../../src/admin/router';
+import { requestId } from '../../src/http/request-id';
 import { createApp } from '../../src/app';
 import { TokenCache } from '../../src/auth/tokens';
 import { loadConfig, type Config } from '../../src/config';
@@ -108,4 +110,19 @@ export async function servedApp<T>(t: TestApp, work: (server: { base: string }) 
     await server.close();
     await t.close();
   }
+}
+
+/**
+ * The admin router alone, as a supervisor limited to one 3PL sees it (`companyId`; Swift & Co, 1, by
+ * default): a stand-in for the sign-in leaves the supervisor in res.locals, as the access layer does.
+ */
+export function scopedAdminApp(pool: Pool, companyId = '1', deps: Partial<AdminDeps> = {}): Express {
+  return express()
+    .use(requestId)
+    .use((_req, res, next) => {
+      res.locals.supervisor = { id: '1', username: 'swift-lead', companyId };
+      res.locals.csrfToken = 'token-123';
+      next();
+    })
+    .use('/admin', createAdminRouter({ pool, log: () => undefined, ...deps }));
 }
