@@ -13,7 +13,8 @@ import type { Knex } from 'knex';
 // And indexes for the rules' lists (src/queries/attention.ts), each in the order of the check that
 // opens a gap, with what "failing" and "not checked lately" read of it, so that a page of either rule
 // is read in order and stops after its rows, and a count stops at its cap: each rider's open gap (no
-// check since the last; today's answer), the same of riders whose last check failed, and every gap
+// check since the last; today's answer), the same of riders whose last check failed (also in the order
+// of when their failures in a row began, the list's other sort), and every gap
 // (a past day's: the gaps still open then, read back from that day).
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -40,6 +41,8 @@ export async function up(knex: Knex): Promise<void> {
     CREATE INDEX kept_check_gaps_open_idx ON kept_check_gaps (from_at, rider_id) INCLUDE (check_id, streak, streak_start) WHERE until_at IS NULL;
     CREATE INDEX kept_check_gaps_open_failing_idx ON kept_check_gaps (from_at, rider_id) INCLUDE (check_id, streak, streak_start)
       WHERE until_at IS NULL AND streak > 0;
+    CREATE INDEX kept_check_gaps_open_failing_since_idx ON kept_check_gaps (streak_start, rider_id) INCLUDE (check_id, from_at, streak)
+      WHERE until_at IS NULL AND streak > 0;
     CREATE INDEX kept_check_gaps_from_idx ON kept_check_gaps (from_at, rider_id) INCLUDE (check_id, until_at, streak, streak_start);
   `);
 }
@@ -48,6 +51,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     DROP INDEX kept_check_gaps_open_idx;
     DROP INDEX kept_check_gaps_open_failing_idx;
+    DROP INDEX kept_check_gaps_open_failing_since_idx;
     DROP INDEX kept_check_gaps_from_idx;
     DROP TABLE access.attention_handled;
   `);
