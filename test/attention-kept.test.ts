@@ -3,33 +3,23 @@ import { toNative } from '../src/db/knex';
 import { DEFAULT_ATTENTION } from '../src/config';
 import * as attention from '../src/queries/attention';
 import { testApp, type TestApp } from './support/app';
-import { rolledBack } from './support/rolled-back';
+import { expectKeptAfterEach, keptDrift, noDrift, rolledBack, type Kept } from './support/rolled-back';
 
 // What the overview and "Needs attention" read instead of computing it (migration 008), kept by
 // triggers: each table must always equal its definition, the view kept_<name>_docs, after every kind
 // of change to the data it comes from. Each change runs in a transaction that is rolled back.
 
-const KEPT = [
-  ['kept_check_gaps', 'kept_check_gap_docs'],
-  ['kept_assignment_days', 'kept_assignment_day_docs'],
-  ['kept_check_quarters', 'kept_check_quarter_docs'],
-  ['kept_exchange_quarters', 'kept_exchange_quarter_docs'],
-  ['kept_exchange_days', 'kept_exchange_day_docs'],
-  ['kept_held_items', 'kept_held_item_docs'],
-  ['kept_company_riders', 'kept_company_rider_docs'],
-] as const;
-
-/** Rows of each kept table that its definition does not have, and the other way round (0 each when kept right). */
-async function drift(client: pg.ClientBase | pg.Pool): Promise<Record<string, number>> {
-  const { rows } = await client.query<{ name: string; n: number }>(
-    KEPT.map(
-      ([table, view]) =>
-        `SELECT '${table}' AS name, (SELECT count(*)::int FROM ((TABLE ${table} EXCEPT ALL TABLE ${view}) UNION ALL (TABLE ${view} EXCEPT ALL TABLE ${table})) d) AS n`,
-    ).join(' UNION ALL '),
-  );
-  return Object.fromEntries(rows.map((row) => [row.name, row.n]));
-}
-const NONE = Object.fromEntries(KEPT.map(([table]) => [table, 0]));
+const KEPT: Kept[] = [
+  { table: 'kept_check_gaps', view: 'kept_check_gap_docs' },
+  { table: 'kept_assignment_days', view: 'kept_assignment_day_docs' },
+  { table: 'kept_check_quarters', view: 'kept_check_quarter_docs' },
+  { table: 'kept_exchange_quarters', view: 'kept_exchange_quarter_docs' },
+  { table: 'kept_exchange_days', view: 'kept_exchange_day_docs' },
+  { table: 'kept_held_items', view: 'kept_held_item_docs' },
+  { table: 'kept_company_riders', view: 'kept_company_rider_docs' },
+];
+const drift = (client: pg.ClientBase | pg.Pool) => keptDrift(client, KEPT);
+const NONE = noDrift(KEPT);
 
 let fixture: TestApp;
 let demo: TestApp;
@@ -46,7 +36,7 @@ const ruleRiders = async (client: pg.ClientBase, rule: attention.RuleName, asOf:
 describe('kept attention and overview data', () => {
   it('equals its definition after the bulk load of the demo data, and holds rows of every kind', async () => {
     expect(await drift(demo.pool)).toEqual(NONE);
-    const { rows } = await demo.pool.query(KEPT.map(([table]) => `SELECT count(*)::int AS n FROM ${table}`).join(' UNION ALL '));
+    const { rows } = await demo.pool.query(KEPT.map(({ table }) => `SELECT count(*)::int AS n FROM ${table}`).join(' UNION ALL '));
     for (const row of rows) expect(row.n).toBeGreaterThan(0);
   });
 
@@ -96,12 +86,7 @@ describe('kept attention and overview data', () => {
       ['every check truncated', 'TRUNCATE patrol_checks CASCADE'],
       ['every assignment truncated', 'TRUNCATE assignments CASCADE'],
     ];
-    await rolledBack(fixture.pool, async (client) => {
-      for (const [what, statement] of steps) {
-        await client.query(statement);
-        expect({ what, ...(await drift(client)) }).toEqual({ what, ...NONE });
-      }
-    });
+    await expectKeptAfterEach(fixture.pool, KEPT, steps);
   });
 
   it('moves a rider in and out of the failing and unchecked rules, and an item out of the overdue one', async () => {

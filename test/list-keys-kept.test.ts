@@ -7,36 +7,26 @@ import type { ListResource } from '../src/admin/list-page';
 import { toNative } from '../src/db/knex';
 import { testApp, type TestApp } from './support/app';
 import { one, textOf } from './support/html';
-import { rolledBack } from './support/rolled-back';
+import { expectKeptAfterEach, keptDrift, noDrift, rolledBack, type Kept } from './support/rolled-back';
 
 // The rider, 3PL and items kept on patrol checks, assignments, returns and exchanges for the admin
 // lists (migration 011), written by triggers: they must always equal their definitions (the views
 // *_list_key_docs), after every kind of change, and the lists read from them must keep exactly the
 // rows the joins would.
 
-const KEPT = [
-  ['patrol_checks', 'id, company_id', 'patrol_check_list_key_docs'],
-  ['assignments', 'id, company_id', 'assignment_list_key_docs'],
-  ['product_returns', 'id, rider_id, company_id, product_id, variation_id', 'product_return_list_key_docs'],
-  [
-    'product_exchanges',
-    'id, rider_id, company_id, old_product_id, old_variation_id, new_product_id, new_variation_id',
-    'product_exchange_list_key_docs',
-  ],
-] as const;
-
+const KEPT: Kept[] = [
+  { table: 'patrol_checks', columns: 'id, company_id', view: 'patrol_check_list_key_docs' },
+  { table: 'assignments', columns: 'id, company_id', view: 'assignment_list_key_docs' },
+  { table: 'product_returns', columns: 'id, rider_id, company_id, product_id, variation_id', view: 'product_return_list_key_docs' },
+  {
+    table: 'product_exchanges',
+    columns: 'id, rider_id, company_id, old_product_id, old_variation_id, new_product_id, new_variation_id',
+    view: 'product_exchange_list_key_docs',
+  },
+];
 /** Rows whose kept columns differ from their definition, either way, per table (0 each when kept right). */
-async function drift(client: pg.ClientBase | pg.Pool): Promise<Record<string, number>> {
-  const { rows } = await client.query<{ name: string; n: number }>(
-    KEPT.map(
-      ([table, columns, view]) =>
-        `SELECT '${table}' AS name, (SELECT count(*)::int FROM ((SELECT ${columns} FROM ${table} EXCEPT ALL TABLE ${view})
-           UNION ALL (TABLE ${view} EXCEPT ALL SELECT ${columns} FROM ${table})) d) AS n`,
-    ).join(' UNION ALL '),
-  );
-  return Object.fromEntries(rows.map((row) => [row.name, row.n]));
-}
-const NONE = Object.fromEntries(KEPT.map(([table]) => [table, 0]));
+const drift = (client: pg.ClientBase | pg.Pool) => keptDrift(client, KEPT);
+const NONE = noDrift(KEPT);
 
 let fixture: TestApp;
 let demo: TestApp;
@@ -111,12 +101,7 @@ describe('the rider, 3PL and items kept on list rows', () => {
       ['every check truncated', 'TRUNCATE patrol_checks CASCADE'],
       ['every assignment truncated', 'TRUNCATE assignments CASCADE'],
     ];
-    await rolledBack(fixture.pool, async (client) => {
-      for (const [what, statement] of steps) {
-        await client.query(statement);
-        expect({ what, ...(await drift(client)) }).toEqual({ what, ...NONE });
-      }
-    });
+    await expectKeptAfterEach(fixture.pool, KEPT, steps);
   });
 
   it('moves a rider with everything of theirs for a writer who may change riders and nothing else', async () => {

@@ -14,3 +14,43 @@ export async function rolledBack(
     client.release();
   }
 }
+
+/** A table kept by triggers (or some of its columns, `columns`), and the view that is its one definition. */
+export interface Kept {
+  table: string;
+  view: string;
+  columns?: string;
+}
+
+/** Rows of each kept table that its definition does not have, and the other way round (0 each when kept right). */
+export async function keptDrift(client: pg.ClientBase | pg.Pool, kept: readonly Kept[]): Promise<Record<string, number>> {
+  const { rows } = await client.query<{ name: string; n: number }>(
+    kept
+      .map(({ table, view, columns }) => {
+        const rowsOf = columns ? `SELECT ${columns} FROM ${table}` : `TABLE ${table}`;
+        return `SELECT '${table}' AS name, (SELECT count(*)::int FROM ((${rowsOf} EXCEPT ALL TABLE ${view}) UNION ALL (TABLE ${view} EXCEPT ALL ${rowsOf})) d) AS n`;
+      })
+      .join(' UNION ALL '),
+  );
+  return Object.fromEntries(rows.map((row) => [row.name, row.n]));
+}
+
+/** No drift in any of the kept tables. */
+export const noDrift = (kept: readonly Kept[]) => Object.fromEntries(kept.map(({ table }) => [table, 0]));
+
+/**
+ * Runs each step (what it is, its SQL) in one rolled-back transaction, and after each expects every
+ * kept table to equal its definition.
+ */
+export async function expectKeptAfterEach(
+  pool: { connect(): Promise<pg.PoolClient> },
+  kept: readonly Kept[],
+  steps: ReadonlyArray<readonly [what: string, statement: string]>,
+): Promise<void> {
+  await rolledBack(pool, async (client) => {
+    for (const [what, statement] of steps) {
+      await client.query(statement);
+      expect({ what, ...(await keptDrift(client, kept)) }).toEqual({ what, ...noDrift(kept) });
+    }
+  });
+}
