@@ -64,6 +64,23 @@ describe('Needs attention in a browser, signed in', () => {
     await page.context().close();
   });
 
+  it('fits an open "Mark handled" form in a phone screen', async () => {
+    const page = await signedIn();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('section#unchecked summary').first().click();
+    const form = page.locator('section#unchecked details[open] form');
+    for (const field of ['textarea', 'input[type=date]', 'button']) {
+      const box = (await form.locator(field).boundingBox())!;
+      expect({ field, right: Math.round(box.x + box.width) <= 390 }).toEqual({ field, right: true });
+    }
+    // Nothing in the rule's table is cut off inside its scrolling box either.
+    const cut = await page.evaluate(
+      `(() => { const w = document.querySelector('section#unchecked .table-wrap'); return w.scrollWidth - w.clientWidth; })()`,
+    );
+    expect(cut).toBeLessThanOrEqual(0);
+    await page.context().close();
+  });
+
   it('is clean under axe-core with a "Mark handled" form open, on a rule’s list and on its handled view', async () => {
     const page = await signedIn();
     await page.locator('section#overdue-items summary').first().click();
