@@ -89,8 +89,7 @@ export function handlingRouter({ pool, primary, protect, settings }: HandlingDep
     if (!found) throw new HttpError(404, rule === 'losses' ? 'There is no such 3PL.' : 'There is no such rider.');
     // What the rule shows for the subject now: the handling covers that evidence, and no newer.
     const q = { asOf: null, settings, scope };
-    const evidence =
-      rule === 'losses' ? attention.lossesEvidence(subject, null) : attention.riderEvidence(rule as attention.RiderRuleName, subject, q);
+    const evidence = attention.ruleEvidence(rule, subject, q);
     const [written] = await queryRows(
       primary,
       toNative(handling.insertHandling({ rule, subjectId: subject, evidence, note, until: until || null, supervisorId: supervisor.id })),

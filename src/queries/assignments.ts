@@ -6,7 +6,7 @@ import { defineParams, type ParamValues } from '../filters/define';
 import { assignType, company, dayRange, riderId } from '../filters/common';
 import { jsonObject } from '../wire/shape';
 import { Assignment, RiderWithEquipment } from '../wire/shapes';
-import { datetime, held, jsonColumn } from './sql-fragments';
+import { datetime, dayText, held, jsonColumn } from './sql-fragments';
 import { bigintKey, byCompany, byProduct, timeKey, type ListSort } from './keyset';
 import { keptKeys } from './list-keys';
 
@@ -134,10 +134,7 @@ const ELIGIBLE_AT = "a.assigned_at + p.exchange_after_days * interval '1 day'";
  * counts, when that day is before today (src/queries/attention.ts, overdueItems).
  */
 export function withExchangeDay(builder: Knex.QueryBuilder) {
-  return builder.select(
-    sql.raw(`to_char(${ELIGIBLE_AT}, 'YYYY-MM-DD') AS eligible_on`),
-    sql.raw(`(current_date - (${ELIGIBLE_AT})::date) AS days_past`),
-  );
+  return builder.select(sql.raw(`${dayText(ELIGIBLE_AT)} AS eligible_on`), sql.raw(`(current_date - (${ELIGIBLE_AT})::date) AS days_past`));
 }
 
 /** Riders holding at least one item, items held, and all riders. */
@@ -180,7 +177,7 @@ export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: str
       // without it read all riders into a hash (80 ms at 100,000 riders) to join a batch's few.
       .whereIn('r.id', riderIds)
       .select(
-        sql.raw(`to_char(${ELIGIBLE_AT}, 'YYYY-MM-DD') AS eligible_on`),
+        sql.raw(`${dayText(ELIGIBLE_AT)} AS eligible_on`),
         sql.raw(`(${ELIGIBLE_AT} < ?) AS eligible`, [endOf(asOf)]),
         sql.raw(`${held.heldAt('?')} AS held`, [endOf(asOf)]),
       )

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import type { AttentionSettings } from '../config';
 import { applyScope, type Scope } from '../filters/scope';
-import { held as holding } from './sql-fragments';
+import { dayText, held as holding } from './sql-fragments';
 import { daysBefore, endOfDay, exchangesBetween } from './kept-counts';
 import { timeKey, type Dir, type ListSort } from './keyset';
 
@@ -36,7 +36,6 @@ export type RiderRuleName = Exclude<RuleName, 'losses'>;
 /** The as-of day, and its end (`asOf + 1 day` at midnight, exclusive). */
 const AS_OF = 'coalesce(?::date, current_date)';
 const UNTIL = `(${AS_OF} + 1)::timestamptz`;
-const day = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD')`;
 
 /** Assignment `a` was held at the end of the as-of day. */
 const heldAtEnd = (q: AttentionQuery): [string, Array<string | null>] => [
@@ -87,8 +86,8 @@ function earlierNote(builder: Knex.QueryBuilder, rule: RuleName, subject: string
     .select(
       sql.raw('hn.note AS earlier_note'),
       sql.raw('hn.username AS earlier_by'),
-      sql.raw(`${day('hn.handled_at')} AS earlier_on`),
-      sql.raw(`${day('hn.until')} AS earlier_until`),
+      sql.raw(`${dayText('hn.handled_at')} AS earlier_on`),
+      sql.raw(`${dayText('hn.until')} AS earlier_until`),
     );
 }
 
@@ -128,8 +127,8 @@ function failingColumns(builder: Knex.QueryBuilder) {
       'g.rider_id',
       'r.name as rider_name',
       'c.name as company',
-      sql.raw(`${day('g.from_at')} AS last_check`),
-      sql.raw(`${day('g.streak_start')} AS failing_since`),
+      sql.raw(`${dayText('g.from_at')} AS last_check`),
+      sql.raw(`${dayText('g.streak_start')} AS failing_since`),
       sql.raw(
         `concat_ws(', ', CASE WHEN NOT pc.id_valid THEN 'ID' END, CASE WHEN NOT pc.plate_valid THEN 'plate' END, CASE WHEN NOT pc.sticker_valid THEN 'sticker' END) AS last_failed`,
       ),
@@ -176,8 +175,8 @@ function overdueColumns(builder: Knex.QueryBuilder, q: AttentionQuery) {
       'k.assignment_id',
       'p.name as product_name',
       'v.name as variation_name',
-      sql.raw(`${day('a.assigned_at')} AS assigned_on`),
-      sql.raw(`${day('k.eligible_at')} AS eligible_on`),
+      sql.raw(`${dayText('a.assigned_at')} AS assigned_on`),
+      sql.raw(`${dayText('k.eligible_at')} AS eligible_on`),
       sql.raw(`(${AS_OF} - k.eligible_at::date) AS days_past`, [q.asOf]),
     );
 }
@@ -188,7 +187,7 @@ export function overdueItems(q: AttentionQuery) {
 }
 
 /** A 3PL's newest quarter of an hour with a Lost or Accident exchange before the end of the day (k.company_id). */
-const lossEvidence = `(SELECT max(x.bucket) FROM kept_exchange_quarters x WHERE x.company_id = k.company_id
+const lossEvidence = (company: string) => `(SELECT max(x.bucket) FROM kept_exchange_quarters x WHERE x.company_id = ${company}
     AND x.replacement_type IN ('Lost', 'Accident') AND x.bucket < ${UNTIL})`;
 
 /**
@@ -229,12 +228,7 @@ export function losses(q: AttentionQuery) {
     )
     .orderByRaw('k.recent - k.before * ?::numeric / ? DESC, c.name', [lossDays, baselineDays]);
   if (!q.hideHandled) return builder;
-  return earlierNote(unhandled(builder, q, 'losses', 'k.company_id', lossEvidence, [q.asOf]), 'losses', 'k.company_id');
-}
-
-/** The evidence a handling of a 3PL's losses covers: its newest quarter of an hour with one (or none). */
-export function lossesEvidence(companyId: string, asOf: string | null) {
-  return sql.select(sql.raw(`${lossEvidence.replaceAll('k.company_id', '?::bigint')} AS evidence_at`, [companyId, asOf]));
+  return earlierNote(unhandled(builder, q, 'losses', 'k.company_id', lossEvidence('k.company_id'), [q.asOf]), 'losses', 'k.company_id');
 }
 
 /** Riders' own Lost and Accident exchanges of the last `lossDays` days (their reports' open points). */
@@ -252,7 +246,7 @@ export function riderLosses(q: AttentionQuery) {
         'e.replacement_type',
         'p.name as product_name',
         'v.name as variation_name',
-        sql.raw(`${day('e.exchanged_at')} AS exchanged_on`),
+        sql.raw(`${dayText('e.exchanged_at')} AS exchanged_on`),
       )
       .orderBy([{ column: 'e.exchanged_at' }, { column: 'e.id' }]),
     q,
@@ -299,7 +293,7 @@ function uncheckedColumns(builder: Knex.QueryBuilder, q: AttentionQuery) {
     'r.name as rider_name',
     'c.name as company',
     sql.raw('? AS held', [heldCount]),
-    sql.raw(`CASE WHEN g.from_at > '-infinity' THEN ${day('g.from_at')} END AS last_check`),
+    sql.raw(`CASE WHEN g.from_at > '-infinity' THEN ${dayText('g.from_at')} END AS last_check`),
     sql.raw(`CASE WHEN g.from_at > '-infinity' THEN g.check_id END AS last_check_id`),
   );
 }
@@ -358,13 +352,14 @@ export const ruleLists: Record<RiderRuleName, RuleList> = {
 /**
  * The newest evidence of a rule for one subject at the end of the as-of day (what a handling recorded
  * now covers), or no row when the subject is not listed: the failing rider's last check, the latest
- * exchange day of the rider's overdue items, the last check of a rider not checked since.
+ * exchange day of the rider's overdue items, the last check of a rider not checked since; for a 3PL's
+ * losses, its newest quarter of an hour with a Lost or Accident exchange.
  */
-export function riderEvidence(rule: RiderRuleName, riderId: string, q: Omit<AttentionQuery, 'riderIds' | 'hideHandled'>) {
-  const list = ruleLists[rule];
+export function ruleEvidence(rule: RuleName, subjectId: string, q: Omit<AttentionQuery, 'riderIds' | 'hideHandled'>) {
+  if (rule === 'losses') return sql.select(sql.raw(`${lossEvidence('?::bigint')} AS evidence_at`, [subjectId, q.asOf]));
   const evidence = rule === 'overdue-items' ? 'k.eligible_at' : 'g.from_at';
-  return list
-    .core({ ...q, riderIds: [riderId] })
+  return ruleLists[rule]
+    .core({ ...q, riderIds: [subjectId] })
     .select(sql.raw(`max(${evidence}) AS evidence_at`))
     .havingRaw('count(*) > 0');
 }

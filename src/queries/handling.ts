@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyScope, type Scope } from '../filters/scope';
 import type { RuleName } from './attention';
+import { dayText } from './sql-fragments';
 
 // What supervisors record when they handle a row of "Needs attention" (access.attention_handled,
 // migration 014): the service's own data, written on the primary, never the domain tables. A
 // handling's subject is a rider, or a 3PL for "losses".
 
-const day = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD')`;
 const at = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD HH24:MI')`;
 
 /** The subject of a rule's handling in the scope: a rider (r) or a 3PL (c), with its name; no row when out of scope. */
@@ -71,7 +71,7 @@ const handlingColumns = [
   'h.note',
   's.username as handled_by',
   sql.raw(`${at('h.handled_at')} AS handled_at`),
-  sql.raw(`${day('h.until')} AS until`),
+  sql.raw(`${dayText('h.until')} AS until`),
   'u.username as undone_by',
   sql.raw(`${at('h.undone_at')} AS undone_at`),
 ];

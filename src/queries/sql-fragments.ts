@@ -55,3 +55,6 @@ export const held = {
   riderReturned: 'r.returned_items > 0',
   riderWithAny: '(r.active_items > 0 OR r.returned_items > 0)',
 } as const;
+
+/** A date or time as the day it falls on in the session's time zone, `YYYY-MM-DD` (SQL). */
+export const dayText = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD')`;
