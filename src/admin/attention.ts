@@ -54,7 +54,7 @@ const riderColumns: ListColumn[] = [
 const lastCheckHref = (row: Row) => (row.last_check_id ? links.check(String(row.last_check_id)) : undefined);
 
 /** A row that came back (new evidence, or its "until" day passed) shows the note it was handled with. */
-export const earlierNote: ListColumn = {
+const earlierNote: ListColumn = {
   key: 'earlier_note',
   label: 'Handled before',
   text: (row) =>

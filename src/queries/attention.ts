@@ -29,7 +29,6 @@ export interface AttentionQuery {
 }
 
 export type RuleName = 'failing-checks' | 'overdue-items' | 'losses' | 'unchecked';
-export const RULE_NAMES: readonly RuleName[] = ['failing-checks', 'overdue-items', 'losses', 'unchecked'];
 /** The rules whose rows are riders (or their items): listed, paged and handled per rider. */
 export type RiderRuleName = Exclude<RuleName, 'losses'>;
 
