@@ -94,6 +94,13 @@ export class AdminBrowser {
     return browser;
   }
 
+  /** One page's status and text (not timed). */
+  async text(path: string, timeoutMs = 60000): Promise<{ status: number; body: string }> {
+    const { 'accept-encoding': _compressed, ...plain } = BROWSER_HEADERS;
+    const res = await request(this.base, path, { headers: { ...plain, cookie: this.cookie }, timeoutMs });
+    return { status: res.status, body: res.body.toString('utf8') };
+  }
+
   /** One page, timed from the request to the answer's last byte; failures are a status of 0, not thrown. */
   async get(path: string, agent?: http.Agent, timeoutMs = 60000): Promise<Timed> {
     const started = performance.now();

@@ -232,6 +232,31 @@ async function measurePage(
   return { main: summarise(page, warmMain, one[0], concurrent), compare: summarise(page, warmCompare, one[1]) };
 }
 
+/**
+ * The deep page to measure at both sizes: `page` itself, or, when its page number is past the end of
+ * the list at the smaller size (where a list of riders' rules is shorter), the last page there, found
+ * by halving: the same page asked of both, not a past-the-end page that reads nothing at one size.
+ */
+export async function deepPageAtBoth(page: AdminPage, compare: Side): Promise<AdminPage> {
+  const asked = Number(page.query.page);
+  const pastEnd = async (n: number) => {
+    const { status, body } = await compare.browser.text(
+      resolvePage({ ...page, query: { ...page.query, page: String(n) } }, compare.values),
+    );
+    if (status !== 200) throw new Error(`${page.name}: page ${n} answered ${status}`);
+    return body.includes('past the end');
+  };
+  if (!(await pastEnd(asked))) return page;
+  let [low, high] = [1, asked]; // page `low` exists, page `high` is past the end
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (await pastEnd(mid)) high = mid;
+    else low = mid;
+  }
+  const query = { ...page.query, page: String(low) };
+  return { ...page, query, name: `${page.name.replace(/\bpage=\d+/, `page=${low}`)} (${asked} is past the end at the smaller size)` };
+}
+
 /** A supervisor of all 3PLs in the database, with a fresh random password; signed in on `service`. */
 async function supervisorFor(url: string): Promise<{ username: string; password: string }> {
   const password = crypto.randomBytes(18).toString('base64url');
@@ -247,7 +272,7 @@ export function slowPages(results: readonly AdminPageResult[], pages: readonly A
     .filter((r) => (r.page.list?.variant === 'deep' || r.page.list?.variant === 'sort') && r.main.unexpected === 0)
     .sort((a, b) => b.main.one.medianMs - a.main.one.medianMs)
     .map((r) => r.page);
-  const deep = pages.filter((p) => p.list?.variant === 'deep' && !measured.includes(p));
+  const deep = pages.filter((p) => p.list?.variant === 'deep' && !measured.some((m) => m.path === p.path && m.list?.variant === 'deep'));
   return [...measured, ...deep].slice(0, n);
 }
 
@@ -377,7 +402,9 @@ export async function runAdmin(
           `${options.compareRiders} riders in turn, then ${ADMIN_CONNECTIONS} clients at once sharing ${options.adminRequests} (${ADMIN_CONNECTIONS} × ${Math.ceil(options.adminRequests / ADMIN_CONNECTIONS)}) at ${options.riders}`,
       );
       const settings = { requests: options.adminRequests, seconds: options.adminPageSeconds };
-      for (const page of pages) {
+      for (const listed of pages) {
+        const page =
+          listed.list?.variant === 'deep' ? await deepPageAtBoth(listed, { browser: compareBrowser, values: values.compare }) : listed;
         const { main: m, compare: c } = await measurePage(
           page,
           { browser: mainBrowser, values: values.main },

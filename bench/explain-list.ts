@@ -10,6 +10,8 @@ import { toNative, type NativeQuery } from '../src/db/knex';
 import { DEFAULT_COUNT_CAP, positionOf } from '../src/admin/list-pager';
 import { DEFAULT_PER_PAGE, listParams } from '../src/admin/list-params';
 import { allLists } from '../src/admin/lists';
+import { ruleListResources } from '../src/admin/attention';
+import { DEFAULT_ATTENTION } from '../src/config';
 import { queryValidator } from '../src/filters/validate';
 import { cappedCount, pageKeys, pageRows, sortKeys, type Dir } from '../src/queries/keyset';
 
@@ -17,8 +19,10 @@ const RUNS = 5;
 
 /** The page's statements for `query` (a list page's query string), as src/admin/list-page.ts builds them. */
 export async function listStatements(path: string, query: string, companyId?: string): Promise<Record<'page' | 'count', NativeQuery>> {
-  const list = allLists.find((l) => l.path === path);
-  if (!list) throw new Error(`no list at ${path}; lists: ${allLists.map((l) => l.path).join(', ')}`);
+  // The rule lists with the default thresholds (the ATTENTION_* settings unset).
+  const lists = [...allLists, ...ruleListResources(DEFAULT_ATTENTION)];
+  const list = lists.find((l) => l.path === path);
+  if (!list) throw new Error(`no list at ${path}; lists: ${lists.map((l) => l.path).join(', ')}`);
   const validate = queryValidator({ ...list.filters, ...listParams(Object.keys(list.sorts).map((value) => ({ value, label: value }))) });
   const values: Record<string, unknown> = {
     ...(await validate(Object.fromEntries(new URLSearchParams(query)))),
@@ -32,7 +36,7 @@ export async function listStatements(path: string, query: string, companyId?: st
   const keys = pageKeys({ source, sort: list.sorts[sort], dir, tieBreak: list.tieBreak, ...position, limit: perPage + 1 });
   return {
     page: toNative(pageRows(list.columns(list.filtered(values), values), keys, list.sorts[sort], dir, list.tieBreak)),
-    count: toNative(cappedCount(source(), DEFAULT_COUNT_CAP)),
+    count: toNative(cappedCount(source(), list.countCap ?? DEFAULT_COUNT_CAP, list.countOrder)),
   };
 }
 

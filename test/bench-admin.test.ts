@@ -1,7 +1,7 @@
 import { allLists } from '../src/admin/lists';
 import { csrfTokenOf, mergeCookies } from '../bench/admin-client';
 import { adminPages, latencyStats, pagePasses, resolvePage, withinRatio, type ListShape } from '../bench/admin-pages';
-import { slowPages, type AdminPageResult } from '../bench/admin';
+import { deepPageAtBoth, slowPages, type AdminPageResult } from '../bench/admin';
 
 const options = { deepPage: 400, bothDirections: true };
 
@@ -140,6 +140,38 @@ describe('bench --only admin: figures and targets', () => {
       '/admin/checks page=400',
       '/admin/equipment/assignments page=400',
     ]);
+  });
+});
+
+describe('bench --only admin: the deep page at both sizes', () => {
+  const deep = adminPages(allLists, options).pages.find((p) => p.name === '/admin/checks page=400')!;
+  /** The smaller dataset's side, as a list of `pages` pages answers; records the pages asked. */
+  const sideOf = (pages: number) => {
+    const asked: number[] = [];
+    const browser = {
+      text: async (path: string) => {
+        const n = Number(new URL(path, 'http://x').searchParams.get('page'));
+        asked.push(n);
+        return { status: 200, body: n > pages ? '<p class="notice">Page 9 is past the end</p>' : '<table></table>' };
+      },
+    };
+    return { side: { browser, values: { samples: {}, ranges: {} } } as unknown as Parameters<typeof deepPageAtBoth>[1], asked };
+  };
+
+  test('a page that exists at the smaller size is kept, asked once', async () => {
+    const { side, asked } = sideOf(1000);
+    expect(await deepPageAtBoth(deep, side)).toBe(deep);
+    expect(asked).toEqual([400]);
+  });
+
+  test('past the end there: the last page there, for both sizes, and the name says so', async () => {
+    for (const pages of [1, 2, 113, 399]) {
+      const { side, asked } = sideOf(pages);
+      const page = await deepPageAtBoth(deep, side);
+      expect(page.query).toEqual({ page: String(pages) });
+      expect(page.name).toBe(`/admin/checks page=${pages} (400 is past the end at the smaller size)`);
+      expect(asked.length).toBeLessThanOrEqual(10);
+    }
   });
 });
 

@@ -189,6 +189,7 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
       tieBreak: list.tieBreak,
       defaultSort: list.defaultSort,
       countCap: attention.COUNT_CAP,
+      countOrder: list.countOrder,
       filtered: (values) => applyFilters(list.core(query(values)), ruleParams, values),
       columns: (builder, values) => list.columns(builder, query(values)),
       csvName: (values) => `attention-${rule.name}-${values.as_of ?? new Date().toISOString().slice(0, 10)}`,

@@ -156,17 +156,15 @@ export function pageRows(columns: Knex.QueryBuilder, keys: Knex.QueryBuilder, so
     .orderByRaw(orderSql(all, dir));
 }
 
-/** How many rows `source` holds, counted up to `cap + 1`: past `cap`, only that there are more. */
-export function cappedCount(source: Knex.QueryBuilder, cap: number) {
+/**
+ * How many rows `source` holds, counted up to `cap + 1`: past `cap`, only that there are more. With
+ * `order` (SQL), the rows are read in it, as an index holds them, so that the count stops at its cap.
+ */
+export function cappedCount(source: Knex.QueryBuilder, cap: number, order?: string) {
   if (!Number.isSafeInteger(cap) || cap < 1) throw new TypeError(`bad cap ${cap}`);
-  return sql
-    .from(
-      source
-        .select(sql.raw('1 AS one'))
-        .limit(cap + 1, { skipBinding: true })
-        .as('capped'),
-    )
-    .count({ total: '*' });
+  const rows = source.select(sql.raw('1 AS one')).limit(cap + 1, { skipBinding: true });
+  if (order) rows.orderByRaw(order);
+  return sql.from(rows.as('capped')).count({ total: '*' });
 }
 
 const TIMESTAMP =
