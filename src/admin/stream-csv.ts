@@ -15,7 +15,20 @@ export interface CsvColumn {
   text: (row: Row) => string;
 }
 
-/** Turns each row object into the CSV's cells, in the columns' order. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^[+-]?\d+(?:\.\d+)?$/;
+
+/**
+ * A cell a spreadsheet program will not run: one that begins with `=`, `+`, `-`, `@`, a tab or a
+ * carriage return is a formula to Excel, LibreOffice and Google Sheets (a 3PL named
+ * `=HYPERLINK(...)`), so it gets a leading `'` (OWASP's rule), which they show as text. A plain number
+ * (`-3`) stays as it is: it is no formula, and a number column keeps its numbers.
+ */
+export function spreadsheetSafe(text: string): string {
+  return FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
+}
+
+/** Turns each row object into the CSV's cells, in the columns' order, each safe to open in a spreadsheet. */
 class RowsToCells extends Transform {
   constructor(private readonly columns: readonly CsvColumn[]) {
     super({ objectMode: true });
@@ -23,7 +36,7 @@ class RowsToCells extends Transform {
   _transform(row: Row, _encoding: BufferEncoding, done: TransformCallback): void {
     done(
       null,
-      this.columns.map((column) => column.text(row)),
+      this.columns.map((column) => spreadsheetSafe(column.text(row))),
     );
   }
 }
