@@ -21,8 +21,38 @@ afterAll(() => t.close());
 /** The preset links beside a field, as [text, href]. */
 const presetsOf = (page: Page, name: string) =>
   one(page, `#f-${name}`)
-    .parentNode!.querySelectorAll('.presets a')
+    .closest('.field')!
+    .querySelectorAll('.presets a')
     .map((a) => [textOf(a), a.getAttribute('href')]);
+
+describe('the date fields', () => {
+  it.each([
+    ['/admin/checks', ['check_date_from', 'check_date_to']],
+    ['/admin/equipment/assignments', ['assign_date_from', 'assign_date_to']],
+    ['/admin/equipment/returns', ['return_date_from', 'return_date_to']],
+    ['/admin/equipment/exchanges', ['exchange_date_from', 'exchange_date_to']],
+    ['/admin', ['as_of']],
+    ['/admin/attention', ['as_of']],
+    ['/admin/attention/unchecked', ['as_of']],
+  ])('of %s are typed and shown as YYYY-MM-DD (not the browser’s own date form), a bad one kept as typed', async (path, names) => {
+    const page = parseHtml((await request(app).get(`${path}?${names[0]}=2024-13-01`).expect(400)).text);
+    for (const name of names) {
+      const input = one(page, `#f-${name}`);
+      expect([input.getAttribute('type'), input.getAttribute('placeholder'), input.getAttribute('pattern')]).toEqual([
+        'text',
+        'YYYY-MM-DD',
+        '[0-9]{4}-[0-9]{2}-[0-9]{2}',
+      ]);
+      // Named for the calendar button public/admin/dates.js adds.
+      expect(input.getAttribute('data-date')).toBe(textOf(one(page, `label[for="f-${name}"]`)));
+    }
+    expect(one(page, `#f-${names[0]}`).getAttribute('value')).toBe('2024-13-01');
+    expect(one(page, `#f-${names[0]}`).getAttribute('aria-invalid')).toBe('true');
+    const ok = parseHtml((await request(app).get(`${path}?${names[0]}=2024-06-01`).expect(200)).text);
+    expect(one(ok, `#f-${names[0]}`).getAttribute('value')).toBe('2024-06-01');
+    expect(ok.querySelector('script[src$="/dates.js"]')).not.toBeNull();
+  });
+});
 
 describe('the date presets', () => {
   it('are the last 7 days to today, the whole month before, and this month to today', () => {

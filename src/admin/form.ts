@@ -117,8 +117,8 @@ export function formModel(options: FormOptions): FormModel {
       const fieldErrors = errors[name] ?? [];
       let control: Field['control'] = 'text';
       if (def.type === 'bigint') control = 'numeric';
-      // A bad date stays in a text box, so the value the message is about is still visible.
-      else if (def.type === 'date') control = fieldErrors.length ? 'text' : 'date';
+      // A text box typed as YYYY-MM-DD (views/admin/partials/filter-form.ejs), so a bad date stays visible beside its message.
+      else if (def.type === 'date') control = 'date';
       else if (def.type === 'boolean' || def.type === 'enum') control = 'select';
       if (options.choices?.[name]) control = 'select'; // e.g. an id picked from a known list
       return {

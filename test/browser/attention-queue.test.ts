@@ -69,7 +69,7 @@ describe('Needs attention in a browser, signed in', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.locator('section#unchecked summary').first().click();
     const form = page.locator('section#unchecked details[open] form');
-    for (const field of ['textarea', 'input[type=date]', 'button']) {
+    for (const field of ['textarea', 'input[data-date]', 'button.date-button', 'button[type=submit]']) {
       const box = (await form.locator(field).boundingBox())!;
       expect({ field, right: Math.round(box.x + box.width) <= 390 }).toEqual({ field, right: true });
     }
