@@ -148,6 +148,39 @@ describeIfTools('PDF reports printed by headless Chromium', () => {
     }
   });
 
+  it('keeps the last items of a list longer than a page with the signature lines, never those alone', async () => {
+    // A demo rider holding 8 or more items: its report as served (the last 3 rows a table of their own,
+    // with the signatures), its first table's rows repeated to run over pages.
+    const demo = testApp('demo', { CHROMIUM_PATH: CHROMIUM });
+    try {
+      const { rows } = await demo.pool.query<{ id: string; n: number }>(
+        'SELECT id::text, active_items AS n FROM riders WHERE active_items >= 8 ORDER BY id LIMIT 1',
+      );
+      const { id, n } = rows[0];
+      const { text: html } = await request(demo.app).get(`/admin/riders/${id}/report`).expect(200);
+      const rowsOf = (part: string) => (part.match(/<tr><td data-label="Product"/g) ?? []).length;
+      const [beforeSigned, signedPart] = html.split('<div class="with-signatures">');
+      expect([rowsOf(beforeSigned), rowsOf(signedPart.split('<section class="signatures">')[0])]).toEqual([n - 3, 3]);
+      for (let times = 4; times <= 24; times += 1) {
+        const longer = beforeSigned.replace(
+          /(<section class="held">[\s\S]*?<tbody>\n)([\s\S]*?)(<\/tbody>)/,
+          (_m, a, body, b) => a + body.repeat(times) + b,
+        );
+        const text = await pages(
+          await printerFor(CHROMIUM).print(longer + '<div class="with-signatures">' + signedPart, `/admin/riders/${id}/report`, 'A4'),
+        );
+        const signed = text.findIndex((page) => page.includes('Acknowledgement'));
+        expect([times, text.length > 1, signed > 0]).toEqual([times, true, true]);
+        // On the signatures' page, held rows come before them, after the running head (the name and
+        // ID): an item's day, whatever the length.
+        const body = text[signed].slice(0, text[signed].indexOf('Acknowledgement'));
+        expect([times, / \d{4}-\d{2}-\d{2} /.test(body.slice(body.indexOf(`Rider ID ${id}`)))]).toEqual([times, true]);
+      }
+    } finally {
+      await demo.close();
+    }
+  });
+
   it('is a tagged PDF (structure for screen readers), as pdfinfo reads it', async () => {
     const res = await request(t.app).get('/admin/riders/101/report.pdf?paper=A4').buffer(true).parse(binary).expect(200);
     const info = promisify(execFile)('/usr/bin/pdfinfo', ['-'], { encoding: 'utf8' });
