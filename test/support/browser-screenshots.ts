@@ -32,6 +32,8 @@ const PAGES: Array<[name: string, path: string]> = [
   ['returns', '/admin/equipment/returns'],
   ['exchanges', '/admin/equipment/exchanges?replacement_type=Lost'],
   ['rider', '/admin/riders/{rider}'],
+  ['report', '/admin/riders/{rider}/report'],
+  ['attention-unchecked', '/admin/attention/unchecked'],
   ['search', '/admin/search?q=al'],
   ['questionnaire', '/admin/questionnaire?country_id=2'],
   ['not-found', '/admin/no-such-page'],

@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import request from 'supertest';
+import { ruleListResources } from '../src/admin/attention';
+import { allLists } from '../src/admin/lists';
+import { spreadsheetSafe } from '../src/admin/stream-csv';
+import { createApp } from '../src/app';
+import { DEFAULT_ATTENTION, loadConfig } from '../src/config';
+import { migrateDatabase } from '../src/db/migrate';
+import { createPool, type Pool } from '../src/db/pool';
+import { databaseUrl, testDatabases } from './support/databases';
+
+// Names a spreadsheet program would run as formulas (OWASP's "CSV injection"), in every admin CSV.
+// The fixture's data with those names, in a database of this suite's own.
+const NAME = `${testDatabases().fixture}_formulas`;
+const HOSTILE: Array<[sql: string, written: string]> = [
+  [`UPDATE companies SET name = '=HYPERLINK("http://x","click")' WHERE id = 1`, `'=HYPERLINK("http://x","click")`],
+  [`UPDATE patrollers SET name = '@SUM(1+1)*cmd|'' /C calc''!A0' WHERE id = 1`, `'@SUM(1+1)*cmd|' /C calc'!A0`],
+  [`UPDATE riders SET name = '+1-1 Ahmed' WHERE id = 101`, `'+1-1 Ahmed`],
+  [`UPDATE riders SET name = E'\\tLee Park' WHERE id = 105`, `'\tLee Park`],
+  [`UPDATE products SET name = '-Helmet' WHERE id = 10`, `'-Helmet`],
+  [`UPDATE product_returns SET condition = '=1+1' WHERE id = 5001`, `'=1+1`],
+  [`UPDATE product_exchanges SET exchange_type = E'\\r=cmd' WHERE id = 7002`, `'\r=cmd`],
+  [`UPDATE questions SET text = '=IMPORTXML(A1)' WHERE id = 301`, `'=IMPORTXML(A1)`],
+];
+// Rider 101 failing: its last two checks failed.
+const FAILING = `INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
+  VALUES (9901, 101, 1, '2024-08-10 10:00:00+00', false, true, true), (9902, 101, 1, '2024-08-11 10:00:00+00', true, false, true)`;
+
+let pool: Pool;
+let app: ReturnType<typeof createApp>;
+const admin = () => new pg.Client(process.env.TEST_ADMIN_URL);
+
+beforeAll(async () => {
+  const client = admin();
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${NAME}" WITH (FORCE)`);
+  await client.query(`CREATE DATABASE "${NAME}"`);
+  await client.end();
+  const url = databaseUrl(process.env.TEST_ADMIN_URL!, NAME);
+  await migrateDatabase(url);
+  const data = new pg.Client(url);
+  await data.connect();
+  await data.query(fs.readFileSync(path.join(__dirname, 'fixtures/fixture.sql'), 'utf8'));
+  for (const [sql] of HOSTILE) await data.query(sql);
+  await data.query(FAILING);
+  await data.end();
+  const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off' });
+  pool = createPool(url, config, () => undefined);
+  app = createApp({ pool, config, log: () => undefined });
+});
+
+afterAll(async () => {
+  await pool?.end();
+  const client = admin();
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${NAME}" WITH (FORCE)`);
+  await client.end();
+});
+
+/** RFC 4180: the rows of a CSV, each its cells (quoted cells may hold commas, quotes and line ends). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') cell += text[++i];
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\n' || (c === '\r' && text[i + 1] === '\n')) {
+      if (c === '\r') i++;
+      row.push(cell);
+      rows.push(row);
+      [row, cell] = [[], ''];
+    } else cell += c;
+  }
+  if (cell || row.length) rows.push([...row, cell]);
+  return rows;
+}
+
+// Every admin CSV, with filters that list the rows holding the names (the fixture's days are in 2024).
+const CSVS = [
+  ...allLists.map((list) => `/admin${list.path}.csv`),
+  ...ruleListResources(DEFAULT_ATTENTION).map((list) => `/admin${list.path}.csv?as_of=2025-06-01`),
+  '/admin/attention/failing-checks.csv?as_of=2024-08-15',
+  '/admin/attention/losses.csv?as_of=2024-04-15',
+  '/admin/questionnaire.csv?country_id=1',
+];
+
+describe('CSV downloads a spreadsheet opens as text', () => {
+  it('neutralises a cell that begins with =, +, -, @, a tab or a carriage return; plain numbers stay numbers', () => {
+    expect(['=1+1', '+1-1', '-Helmet', '@SUM(A1)', '\tx', '\r=x'].map(spreadsheetSafe)).toEqual([
+      "'=1+1",
+      "'+1-1",
+      "'-Helmet",
+      "'@SUM(A1)",
+      "'\tx",
+      "'\r=x",
+    ]);
+    expect(['-3', '+4', '-2.5', '12', '', 'Helmet', "'quoted", 'a=b', '2024-05-01'].map(spreadsheetSafe)).toEqual([
+      '-3',
+      '+4',
+      '-2.5',
+      '12',
+      '',
+      'Helmet',
+      "'quoted",
+      'a=b',
+      '2024-05-01',
+    ]);
+  });
+
+  const cells: string[] = [];
+  it.each(CSVS)('%s: no cell a spreadsheet would run', async (url) => {
+    const res = await request(app).get(url).expect(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const rows = parseCsv(res.text);
+    expect(rows.length).toBeGreaterThan(1); // a header and rows: the names were listed
+    for (const cell of rows.flat()) {
+      if (/^[=+\-@\t\r]/.test(cell)) expect([url, cell]).toEqual([url, expect.stringMatching(/^[+-]?\d+(\.\d+)?$/)]);
+    }
+    cells.push(...rows.flat());
+  });
+
+  it('wrote each hostile name, with its leading quote, somewhere (an item as “product / variation”)', () => {
+    expect(cells.length).toBeGreaterThan(100);
+    for (const [, written] of HOSTILE) expect([written, cells.some((cell) => cell.startsWith(written))]).toEqual([written, true]);
+  });
+});
