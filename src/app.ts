@@ -1,7 +1,6 @@
 import path from 'node:path';
 import compression from 'compression';
 import express, { type Express, type RequestHandler } from 'express';
-import morgan from 'morgan';
 import type { Config } from './config';
 import type { Pool } from './db/pool';
 import { primaryOnly, type ReadRouter } from './db/replicas';
@@ -14,6 +13,7 @@ import { HttpError } from './http/errors';
 import { rateLimitStores } from './auth/rate-limit-store';
 import { createSignIn } from './auth/sign-in';
 import { createMetrics } from './http/metrics';
+import { accessLog } from './http/access-log';
 import { requestId } from './http/request-id';
 import { inSequence } from './http/in-sequence';
 import { securityHeaders } from './http/security-headers';
@@ -84,16 +84,13 @@ export function createApp({
 
   const pools = { queries: pool, streams: streamPool, ...(adminPool ? { admin: adminPool } : {}) };
   const metrics = createMetrics(pools, reads, config.metricsToken);
-  if (config.logRequests) morgan.token('id', (_req, res) => (res as express.Response).locals.requestId);
   // What every request passes, in this order, as one layer: each layer costs a match and a dispatch
   // per request, and these never skip a request.
   app.use(
     inSequence([
       requestId,
       metrics.track,
-      ...(config.logRequests
-        ? [morgan(':remote-addr [:date[iso]] ":method :url" :status :res[content-length] :response-time ms id=:id')]
-        : []),
+      ...(config.logRequests ? [accessLog((res) => (res as express.Response).locals.requestId as string | undefined)] : []),
       // upgrade-insecure-requests only where TLS is known to be in front: over plain HTTP on another
       // address (HOST=0.0.0.0) it would send every page's own CSS and forms to an https that is not there.
       securityHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.trustProxy ? [] : null } } }),

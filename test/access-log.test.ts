@@ -1,0 +1,44 @@
+import request from 'supertest';
+import { maskedUrl } from '../src/http/access-log';
+import { testAppWithAuth, type TestApp } from './support/app';
+
+// The access log (LOG_REQUESTS) writes each request's path and query, with the values of secrets masked:
+// a token sent as ?access_token= is refused, and must not be kept in the log either.
+describe('the access log', () => {
+  it('masks the values of parameters named like secrets, and keeps the rest as sent', () => {
+    expect(maskedUrl('/v2/assign-list?access_token=abc123&rider_id=5')).toBe('/v2/assign-list?access_token=***&rider_id=5');
+    expect(maskedUrl('/x?token=a&Password=b&api_key=c&apiKey=d&key=e&client_secret=f&sig=g&code=h')).toBe(
+      '/x?token=***&Password=***&api_key=***&apiKey=***&key=***&client_secret=***&sig=***&code=***',
+    );
+    expect(maskedUrl('/x?acc%65ss_token=abc&q=Reem+Malik')).toBe('/x?acc%65ss_token=***&q=Reem+Malik');
+    expect(maskedUrl('/admin/checks?3pl=Swift%20%26%20Co&page=2')).toBe('/admin/checks?3pl=Swift%20%26%20Co&page=2');
+    expect(maskedUrl('/x?%E0%A4%A=1&token')).toBe('/x?%E0%A4%A=1&token');
+    expect(maskedUrl('/health')).toBe('/health');
+  });
+
+  describe('written by the app', () => {
+    let t: TestApp;
+    let lines: string[];
+    let spy: jest.SpyInstance;
+    beforeAll(async () => {
+      t = await testAppWithAuth('fixture', { LOG_REQUESTS: '1' });
+    });
+    afterAll(() => t.close());
+    beforeEach(() => {
+      lines = [];
+      spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        lines.push(String(chunk));
+        return true;
+      });
+    });
+    afterEach(() => spy.mockRestore());
+
+    it('never holds a token sent in the query, refused or not', async () => {
+      const secret = 'tok_live_7f3a9c1e5b';
+      await request(t.app).get(`/v2/assign-list?access_token=${secret}&rider_id=101`).expect(401);
+      await request(t.app).get(`/admin/checks?token=${secret}`);
+      expect(lines.join('')).not.toContain(secret);
+      expect(lines.some((line) => line.includes('"GET /v2/assign-list?access_token=***&rider_id=101" 401'))).toBe(true);
+    });
+  });
+});
