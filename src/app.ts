@@ -79,7 +79,7 @@ export function createApp({
   app.disable('x-powered-by');
   // Every answer is made per request and sent with no-store: an ETag would only hash each body for nothing.
   app.set('etag', false);
-  if (config.trustProxy) app.set('trust proxy', 1);
+  if (config.trustProxy !== false) app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple'); // flat string values; brackets stay in the name, where validation rejects them
 
   const pools = { queries: pool, streams: streamPool, ...(adminPool ? { admin: adminPool } : {}) };
@@ -93,7 +93,7 @@ export function createApp({
       ...(config.logRequests ? [accessLog((res) => (res as express.Response).locals.requestId as string | undefined)] : []),
       // upgrade-insecure-requests only where TLS is known to be in front: over plain HTTP on another
       // address (HOST=0.0.0.0) it would send every page's own CSS and forms to an https that is not there.
-      securityHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.trustProxy ? [] : null } } }),
+      securityHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.trustProxy !== false ? [] : null } } }),
       compressWhenAccepted(),
     ]),
   );

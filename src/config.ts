@@ -1,6 +1,7 @@
 // The only reader of process.env: every setting is typed and checked here, so a bad one fails at start.
 import fs from 'node:fs';
 import path from 'node:path';
+import express from 'express';
 import { projectRoot } from './paths';
 
 export interface Config {
@@ -39,7 +40,7 @@ export interface Config {
   webConcurrency: number;
   sessions: { idleMinutes: number; maxHours: number; secret?: string };
   /** Trust X-Forwarded-* from a proxy in front (TLS ends there): makes session cookies Secure. */
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   /** Bearer token that opens /metrics from other machines; without it, /metrics answers loopback only. */
   metricsToken?: string;
   /** How long SIGTERM waits for requests in flight before the process exits anyway. */
@@ -77,6 +78,35 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+/**
+ * TRUST_PROXY: which peers' X-Forwarded-* headers to believe (Express's "trust proxy"), never any:
+ * off; a number of hops; or the proxies' addresses and subnets, comma-separated, with Express's
+ * names (`loopback`, `linklocal`, `uniquelocal`). `on` is `loopback`: a TLS proxy on this machine.
+ * A client that reaches the service past the proxy cannot then choose its own address.
+ */
+export type TrustProxy = false | number | string[];
+function trustProxy(env: Env): TrustProxy {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || /^(0|false|off|no)$/i.test(raw)) return false;
+  if (/^(1|true|on|yes)$/i.test(raw) && !/^1$/.test(raw)) return ['loopback'];
+  if (/^[0-9]+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops < 1 || hops > 10) throw new ConfigError(`TRUST_PROXY must be off, 1 to 10 hops, or the proxies' addresses, got "${raw}"`);
+    return hops;
+  }
+  const list = raw.split(',').map((part) => part.trim());
+  for (const part of list) {
+    try {
+      express().set('trust proxy', [part]); // Express's own parser: an address, a subnet or a name
+    } catch {
+      throw new ConfigError(
+        `TRUST_PROXY must be off, a number of hops, or the proxies' addresses (e.g. "loopback" or "10.0.0.0/8, 192.168.1.2"); "${part}" is none of these`,
+      );
+    }
+  }
+  return list;
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {
@@ -230,7 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxHours: integer(env, 'SESSION_MAX_HOURS', 12, 1, 720),
       secret: env.SESSION_SECRET || undefined,
     },
-    trustProxy: onOff(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     corsOrigins: corsOrigins(env),
     chromiumPath: chromiumPath(env),
   };

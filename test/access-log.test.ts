@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { maskedUrl } from '../src/http/access-log';
-import { testAppWithAuth, type TestApp } from './support/app';
+import { testApp, testAppWithAuth, type TestApp } from './support/app';
 
 // The access log (LOG_REQUESTS) writes each request's path and query, with the values of secrets masked:
 // a token sent as ?access_token= is refused, and must not be kept in the log either.
@@ -39,6 +39,29 @@ describe('the access log', () => {
       await request(t.app).get(`/admin/checks?token=${secret}`);
       expect(lines.join('')).not.toContain(secret);
       expect(lines.some((line) => line.includes('"GET /v2/assign-list?access_token=***&rider_id=101" 401'))).toBe(true);
+    });
+  });
+
+  describe('behind a proxy (TRUST_PROXY)', () => {
+    const addressLogged = async (trustProxy: string, forwardedFor: string) => {
+      const t = testApp('fixture', { TRUST_PROXY: trustProxy, LOG_REQUESTS: '1' });
+      const lines: string[] = [];
+      const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        lines.push(String(chunk));
+        return true;
+      });
+      try {
+        await request(t.app).get('/health').set('X-Forwarded-For', forwardedFor);
+      } finally {
+        spy.mockRestore();
+        await t.close();
+      }
+      return lines.join('').split(' ')[0];
+    };
+    it('believes X-Forwarded-For only from a trusted proxy: a client past it cannot choose its own address', async () => {
+      expect(await addressLogged('10.0.0.0/8', '203.0.113.9')).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+      expect(await addressLogged('on', '203.0.113.9')).toBe('203.0.113.9'); // the proxy on this machine
+      expect(await addressLogged('off', '203.0.113.9')).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
     });
   });
 });

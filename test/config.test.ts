@@ -36,3 +36,18 @@ describe("the admin pages' connections", () => {
     }
   });
 });
+
+describe('TRUST_PROXY: whose X-Forwarded-* to believe, never anyone’s', () => {
+  const trust = (value: string) => loadConfig({ NODE_ENV: 'test', TRUST_PROXY: value }).trustProxy;
+  it('is off, a number of hops, or the proxies’ addresses; on is a proxy on this machine', () => {
+    expect([trust(''), trust('off'), trust('0')]).toEqual([false, false, false]);
+    expect([trust('on'), trust('true')]).toEqual([['loopback'], ['loopback']]);
+    expect([trust('1'), trust('2')]).toEqual([1, 2]);
+    expect(trust('10.0.0.0/8, 192.168.1.2,loopback')).toEqual(['10.0.0.0/8', '192.168.1.2', 'loopback']);
+  });
+  it('refuses anything else at start, naming it', () => {
+    expect(() => trust('any')).toThrow(/TRUST_PROXY .*"any" is none of these/);
+    expect(() => trust('10.0.0.0/8, 300.1.1.1')).toThrow(/"300.1.1.1"/);
+    expect(() => trust('99')).toThrow(/TRUST_PROXY must be off, 1 to 10 hops/);
+  });
+});

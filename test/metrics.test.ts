@@ -22,6 +22,17 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('without a token, answers this machine only when straight: a request a local proxy forwards is a 404', async () => {
+    const t = testApp('fixture', { TRUST_PROXY: 'on' });
+    try {
+      await request(t.app).get('/metrics').expect(200);
+      expectProblem(await request(t.app).get('/metrics').set('X-Forwarded-For', '203.0.113.9'), 404);
+      expectProblem(await request(t.app).get('/metrics').set('Forwarded', 'for=203.0.113.9'), 404);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('with METRICS_TOKEN set, answers only that bearer and is a plain 404 to anyone else', async () => {
     const t = testApp('fixture', { METRICS_TOKEN: 'scrape-secret' });
     try {

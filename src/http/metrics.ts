@@ -118,8 +118,9 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
       const given = /^Bearer +(\S+)$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
       const hash = crypto.createHash('sha256').update(given).digest();
       if (!crypto.timingSafeEqual(hash, expected)) throw new HttpError(404, `Nothing is served at ${req.path}.`);
-    } else if (!isLoopback(req.socket.remoteAddress)) {
-      // Not public: without a token, only a scraper on this machine may read it; to others it does not exist.
+    } else if (!isLoopback(req.socket.remoteAddress) || req.get('x-forwarded-for') !== undefined || req.get('forwarded') !== undefined) {
+      // Not public: without a token, only a scraper on this machine may read it, straight (a request a
+      // proxy on this machine forwards says so in its headers); to others it does not exist.
       throw new HttpError(404, `Nothing is served at ${req.path}.`);
     }
     res
