@@ -1,10 +1,6 @@
-import pg from 'pg';
 import request from 'supertest';
-import { createApp } from '../src/app';
-import { loadConfig } from '../src/config';
-import { migrateDatabase } from '../src/db/migrate';
-import { createPool, type Pool } from '../src/db/pool';
-import { databaseUrl, testDatabases } from './support/databases';
+import { testDatabases } from './support/databases';
+import { useOwnDatabase } from './support/own-database';
 
 // Everything from the database reaches the page as text. This suite has a database of its own,
 // so the shared fixture keeps its exact contents: a rider, a 3PL, a patroller, an item, a note and
@@ -35,34 +31,7 @@ const HOSTILE = `
   INSERT INTO patrol_check_answers (check_id, position, question_id, answer, image_url, score) VALUES (1, 1, 1, '"<script>alert(8)</script>"', 'javascript:alert(9)', 1);
 `;
 
-let pool: Pool;
-let app: ReturnType<typeof createApp>;
-const admin = () => new pg.Client(process.env.TEST_ADMIN_URL);
-
-beforeAll(async () => {
-  const client = admin();
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${NAME}" WITH (FORCE)`);
-  await client.query(`CREATE DATABASE "${NAME}"`);
-  await client.end();
-  const url = databaseUrl(process.env.TEST_ADMIN_URL!, NAME);
-  await migrateDatabase(url);
-  const data = new pg.Client(url); // not knex.raw, which would read the ? in a URL as a binding
-  await data.connect();
-  await data.query(HOSTILE);
-  await data.end();
-  const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off' });
-  pool = createPool(url, config, () => undefined);
-  app = createApp({ pool, config, log: () => undefined });
-});
-
-afterAll(async () => {
-  await pool?.end();
-  const client = admin();
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${NAME}" WITH (FORCE)`);
-  await client.end();
-});
+const own = useOwnDatabase(NAME, [HOSTILE]);
 
 // The data's markup, as it would appear if it reached the page unescaped.
 const RAW_MARKUP = [
@@ -101,39 +70,39 @@ describe('data that holds markup', () => {
     '/admin/questionnaire?country_id=1',
     '/admin/questionnaire',
   ])('shows as text on %s', async (path) => {
-    const res = await request(app).get(path).expect(200);
+    const res = await request(own.app).get(path).expect(200);
     // The page's own markup uses none of these tags, so any of them would have come from the data.
     for (const markup of RAW_MARKUP) expect(res.text).not.toContain(markup);
     expect(res.text).not.toMatch(/<[^>]*\son[a-z]+\s*=/i); // no event handler attribute inside any tag
   });
 
   it('writes the names escaped where they are shown', async () => {
-    const rider = (await request(app).get('/admin/riders/1').expect(200)).text;
+    const rider = (await request(own.app).get('/admin/riders/1').expect(200)).text;
     expect(rider).toContain('<h1 dir="auto">&lt;script&gt;alert(1)&lt;/script&gt;</h1>');
     expect(rider).toContain('&lt;b&gt;Evil &amp; Co&lt;/b&gt;');
-    const check = (await request(app).get('/admin/checks/1').expect(200)).text;
+    const check = (await request(own.app).get('/admin/checks/1').expect(200)).text;
     expect(check).toContain('&#34;&gt;&lt;script&gt;alert(5)&lt;/script&gt;');
     expect(check).toContain('&lt;img src=x onerror=alert(2)&gt;');
   });
 
   it('links only http(s) image addresses; others stay inert text', async () => {
-    const check = (await request(app).get('/admin/checks/1').expect(200)).text;
+    const check = (await request(own.app).get('/admin/checks/1').expect(200)).text;
     expect(check).not.toMatch(/href="javascript/i);
     expect(check).toContain('<a href="https://img.test/a.jpg?x=&lt;b&gt;" rel="noopener noreferrer">Image 2</a>');
     expect(check).toContain('<span class="url">javascript:alert(6)</span> (not a web address)');
   });
 
   it('escapes what the visitor typed, in the search box, the results and the messages', async () => {
-    const search = (await request(app).get('/admin/search?q=%3Cscript%3Ealert(10)%3C%2Fscript%3E').expect(200)).text;
+    const search = (await request(own.app).get('/admin/search?q=%3Cscript%3Ealert(10)%3C%2Fscript%3E').expect(200)).text;
     expect(search).not.toContain('<script>alert(10)');
     expect(search).toContain('value="&lt;script&gt;alert(10)&lt;/script&gt;"');
-    const bad = (await request(app).get('/admin/checks?rider_id=%22%3E%3Cscript%3Ealert(11)%3C%2Fscript%3E').expect(400)).text;
+    const bad = (await request(own.app).get('/admin/checks?rider_id=%22%3E%3Cscript%3Ealert(11)%3C%2Fscript%3E').expect(400)).text;
     expect(bad).not.toContain('<script>alert(11)');
     expect(bad).toContain('value="&#34;&gt;&lt;script&gt;alert(11)&lt;/script&gt;"');
   });
 
   it('keeps the CSV as data: the name as written, quoted by the CSV rules only', async () => {
-    const csv = (await request(app).get('/admin/checks.csv').expect(200)).text.split('\n');
+    const csv = (await request(own.app).get('/admin/checks.csv').expect(200)).text.split('\n');
     expect(csv[1]).toBe(
       '1,2024-05-02 10:00:00,1,<script>alert(1)</script>,<b>Evil & Co</b>,1,<img src=x onerror=alert(2)>,Failed: ID,Failed,Passed,Passed,1,1',
     );

@@ -1,15 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import request from 'supertest';
 import { ruleListResources } from '../src/admin/attention';
 import { allLists } from '../src/admin/lists';
 import { spreadsheetSafe } from '../src/admin/stream-csv';
-import { createApp } from '../src/app';
-import { DEFAULT_ATTENTION, loadConfig } from '../src/config';
-import { migrateDatabase } from '../src/db/migrate';
-import { createPool, type Pool } from '../src/db/pool';
-import { databaseUrl, testDatabases } from './support/databases';
+import { DEFAULT_ATTENTION } from '../src/config';
+import { testDatabases } from './support/databases';
+import { useOwnDatabase } from './support/own-database';
 
 // Names a spreadsheet program would run as formulas (OWASP's "CSV injection"), in every admin CSV.
 // The fixture's data with those names, in a database of this suite's own.
@@ -28,36 +25,11 @@ const HOSTILE: Array<[sql: string, written: string]> = [
 const FAILING = `INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
   VALUES (9901, 101, 1, '2024-08-10 10:00:00+00', false, true, true), (9902, 101, 1, '2024-08-11 10:00:00+00', true, false, true)`;
 
-let pool: Pool;
-let app: ReturnType<typeof createApp>;
-const admin = () => new pg.Client(process.env.TEST_ADMIN_URL);
-
-beforeAll(async () => {
-  const client = admin();
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${NAME}" WITH (FORCE)`);
-  await client.query(`CREATE DATABASE "${NAME}"`);
-  await client.end();
-  const url = databaseUrl(process.env.TEST_ADMIN_URL!, NAME);
-  await migrateDatabase(url);
-  const data = new pg.Client(url);
-  await data.connect();
-  await data.query(fs.readFileSync(path.join(__dirname, 'fixtures/fixture.sql'), 'utf8'));
-  for (const [sql] of HOSTILE) await data.query(sql);
-  await data.query(FAILING);
-  await data.end();
-  const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off' });
-  pool = createPool(url, config, () => undefined);
-  app = createApp({ pool, config, log: () => undefined });
-});
-
-afterAll(async () => {
-  await pool?.end();
-  const client = admin();
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${NAME}" WITH (FORCE)`);
-  await client.end();
-});
+const own = useOwnDatabase(NAME, [
+  fs.readFileSync(path.join(__dirname, 'fixtures/fixture.sql'), 'utf8'),
+  ...HOSTILE.map(([sql]) => sql),
+  FAILING,
+]);
 
 /** RFC 4180: the rows of a CSV, each its cells (quoted cells may hold commas, quotes and line ends). */
 function parseCsv(text: string): string[][] {
@@ -120,7 +92,7 @@ describe('CSV downloads a spreadsheet opens as text', () => {
 
   const cells: string[] = [];
   it.each(CSVS)('%s: no cell a spreadsheet would run', async (url) => {
-    const res = await request(app).get(url).expect(200);
+    const res = await request(own.app).get(url).expect(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     const rows = parseCsv(res.text);
     expect(rows.length).toBeGreaterThan(1); // a header and rows: the names were listed
