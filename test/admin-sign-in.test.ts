@@ -1,8 +1,11 @@
+import type { Request, Response } from 'express';
 import request from 'supertest';
+import { signInCsrf } from '../src/auth/sign-in-csrf';
 import { createSupervisor, disableSupervisor } from '../src/auth/supervisors';
 import { createToken } from '../src/auth/tokens';
+import { HttpError } from '../src/http/errors';
 import { testAppWithAuth, type TestApp } from './support/app';
-import { csrfToken } from './support/html';
+import { csrfToken, one, textOf } from './support/html';
 
 let t: TestApp;
 const username = `sup-${process.env.TEST_RUN_ID}`;
@@ -14,8 +17,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const csrfOf = csrfToken;
-const cookieOf = (res: request.Response) =>
-  ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('rider_equipment.sid='));
+const cookieNamed = (res: request.Response, name: string) =>
+  ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith(`${name}=`));
+const cookieOf = (res: request.Response) => cookieNamed(res, 'rider_equipment.sid');
+const formCookieOf = (res: request.Response) => cookieNamed(res, 'rider_equipment.sign_in');
 
 /** Signs in with an agent that keeps cookies; returns the agent and the sign-in answer. */
 async function signIn(app = t.app, user = username, pass = password, next = '/admin') {
@@ -39,16 +44,32 @@ describe('supervisor sign-in', () => {
     expect(form.text).toContain('value="/admin/checks"');
   });
 
-  it('signs in with a new session id, an HttpOnly SameSite=Lax cookie, and goes on to the page asked for', async () => {
+  it('signs in with an HttpOnly SameSite=Lax session cookie, and goes on to the page asked for', async () => {
     const { agent, res, before } = await signIn(t.app, username, password, '/admin/checks');
+    expect(before).toBeUndefined(); // the form gave no session
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/admin/checks');
     const cookie = cookieOf(res)!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).not.toMatch(/Secure/); // plain HTTP here; see the TLS test below
-    expect(cookie.split(';')[0]).not.toBe(before?.split(';')[0]);
+    expect(formCookieOf(res)).toMatch(/^rider_equipment\.sign_in=;.*Expires=Thu, 01 Jan 1970/); // the form's token is dropped
     await agent.get('/admin/checks').expect(200);
+  });
+
+  it('gives a new session id at sign-in, so an id known before it is worth nothing after', async () => {
+    const { agent, res } = await signIn();
+    const first = cookieOf(res)!.split(';')[0];
+    const form = await agent.get('/admin/sign-in').expect(200);
+    const again = await agent
+      .post('/admin/sign-in')
+      .type('form')
+      .send({ _csrf: csrfOf(form.text), username, password, next: '/admin' });
+    expect(again.status).toBe(303);
+    const second = cookieOf(again)!.split(';')[0];
+    expect(second).not.toBe(first);
+    expect((await request(t.app).get('/admin').set('Cookie', first)).status).toBe(303);
+    await request(t.app).get('/admin').set('Cookie', second).expect(200);
   });
 
   it('refuses a wrong password and an unknown user with the same message', async () => {
@@ -128,16 +149,16 @@ describe('supervisor sign-in', () => {
     }
   });
 
-  it('marks the cookie Secure behind a TLS proxy (TRUST_PROXY=on)', async () => {
+  it('marks the cookies Secure behind a TLS proxy (TRUST_PROXY=on)', async () => {
     const proxied = await testAppWithAuth('fixture', { TRUST_PROXY: 'on' });
     try {
       // The test speaks plain HTTP to the app, as the proxy would; a Secure cookie is passed on by hand.
       const form = await request(proxied.app).get('/admin/sign-in').set('X-Forwarded-Proto', 'https').expect(200);
-      expect(cookieOf(form)).toMatch(/; Secure/);
+      expect(formCookieOf(form)).toMatch(/; Secure/);
       const res = await request(proxied.app)
         .post('/admin/sign-in')
         .set('X-Forwarded-Proto', 'https')
-        .set('Cookie', cookieOf(form)!.split(';')[0])
+        .set('Cookie', formCookieOf(form)!.split(';')[0])
         .type('form')
         .send({ _csrf: csrfOf(form.text), username, password, next: '/admin' });
       expect(res.status).toBe(303);
@@ -152,5 +173,158 @@ describe('supervisor sign-in', () => {
       const { res } = await signIn(t.app, username, password, next);
       expect(res.headers.location).toBe('/admin');
     }
+  });
+});
+
+describe('visitors store nothing', () => {
+  const anonymousRows = async () =>
+    Number((await t.pool.query("SELECT count(*) FROM access.sessions WHERE sess->'supervisor' IS NULL")).rows[0].count);
+  const rowsOf = async (user: string) =>
+    Number((await t.pool.query("SELECT count(*) FROM access.sessions WHERE sess->'supervisor'->>'username' = $1", [user])).rows[0].count);
+
+  it('100 views of the sign-in page add no session row and set no session cookie', async () => {
+    const before = await anonymousRows();
+    for (let i = 0; i < 100; i++) {
+      const res = await request(t.app).get('/admin/sign-in').expect(200);
+      expect(cookieOf(res)).toBeUndefined();
+    }
+    expect((await anonymousRows()) - before).toBe(0);
+  });
+
+  it('nor do failed or forged sign-ins; a sign-in stores one row, its own', async () => {
+    const before = await anonymousRows();
+    expect((await signIn(t.app, username, 'wrong password!')).res.status).toBe(401);
+    await request(t.app).post('/admin/sign-in').type('form').send({ username, password }).expect(403);
+    expect((await anonymousRows()) - before).toBe(0);
+
+    const user = `sup-rows-${process.env.TEST_RUN_ID}`;
+    await createSupervisor(t.pool, { username: user, password });
+    const { agent, res } = await signIn(t.app, user);
+    expect(res.status).toBe(303);
+    expect(await rowsOf(user)).toBe(1);
+    await agent.get('/admin').expect(200);
+  });
+
+  it('keeps the form token in an HttpOnly SameSite=Strict cookie of the sign-in address, reused while good', async () => {
+    const agent = request.agent(t.app);
+    const first = await agent.get('/admin/sign-in').expect(200);
+    const cookie = formCookieOf(first)!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).toMatch(/Path=\/admin\/sign-in/);
+    expect(cookie).not.toMatch(/Secure/);
+    expect(cookie.split(';')[0]).toBe(`rider_equipment.sign_in=${csrfOf(first.text)}`);
+    // A second tab draws the same token, so both forms work.
+    const second = await agent.get('/admin/sign-in').expect(200);
+    expect(csrfOf(second.text)).toBe(csrfOf(first.text));
+  });
+
+  it('refuses a missing, forged or borrowed form token with 403', async () => {
+    const agent = request.agent(t.app);
+    const own = csrfOf((await agent.get('/admin/sign-in').expect(200)).text);
+    const others = csrfOf((await request(t.app).get('/admin/sign-in').expect(200)).text);
+    const [issued, random] = own.split('.');
+    const forged = `${issued}.${random}.${'A'.repeat(43)}`;
+    for (const _csrf of [undefined, '', 'forged', others, forged]) {
+      const res = await agent.post('/admin/sign-in').type('form').send({ _csrf, username, password });
+      expect(res.status).toBe(403);
+      expect(res.text).toContain('The form had expired');
+    }
+    // A forged token sent as both the cookie and the field is refused as well: only ours are taken.
+    const res = await request(t.app)
+      .post('/admin/sign-in')
+      .set('Cookie', `rider_equipment.sign_in=${forged}`)
+      .type('form')
+      .send({ _csrf: forged, username, password });
+    expect(res.status).toBe(403);
+    // And the right one still signs in.
+    await agent.post('/admin/sign-in').type('form').send({ _csrf: own, username, password }).expect(303);
+  });
+
+  it('takes a form token for two hours', () => {
+    const csrf = signInCsrf('a secret', '/admin/sign-in');
+    const cookies: string[] = [];
+    const res = { cookie: (_name: string, value: string) => cookies.push(value) } as unknown as Response;
+    const now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+    try {
+      const token = csrf.token({ headers: {}, secure: false } as Request, res);
+      expect(cookies).toEqual([token]);
+      const posted = { headers: { cookie: `other=1; rider_equipment.sign_in=${token}` }, body: { _csrf: token } } as unknown as Request;
+      clock.mockReturnValue(now + 2 * 3600000 - 1000);
+      expect(csrf.valid(posted)).toBe(true);
+      expect(signInCsrf('another secret', '/admin/sign-in').valid(posted)).toBe(false);
+      clock.mockReturnValue(now + 2 * 3600000 + 1000);
+      expect(csrf.valid(posted)).toBe(false);
+    } finally {
+      clock.mockRestore();
+    }
+  });
+});
+
+describe('sign-in errors', () => {
+  it('answers a form too large with the admin HTML page titled Content Too Large', async () => {
+    const res = await request(t.app)
+      .post('/admin/sign-in')
+      .type('form')
+      .send(`username=${'x'.repeat(5000)}&password=y`);
+    expect(res.status).toBe(413);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(textOf(one(res.text, 'h1'))).toBe('Content Too Large');
+    expect(res.text).toContain('larger than a sign-in can be');
+  });
+
+  it('names 413 and 431 in every error', () => {
+    expect(new HttpError(413, 'x').title).toBe('Content Too Large');
+    expect(new HttpError(431, 'x').title).toBe('Request Header Fields Too Large');
+  });
+});
+
+describe('failed sign-ins per account', () => {
+  // Behind a proxy on this machine (TRUST_PROXY=loopback), X-Forwarded-For is each guesser's address.
+  describe.each(['memory', 'postgres'])('counted in %s', (store) => {
+    let proxied: TestApp;
+    const target = `sup-target-${store}-${process.env.TEST_RUN_ID}`;
+    const bystander = `sup-bystander-${store}-${process.env.TEST_RUN_ID}`;
+    beforeAll(async () => {
+      proxied = await testAppWithAuth('fixture', {
+        TRUST_PROXY: 'loopback',
+        RATE_LIMIT_STORE: store,
+        // Two per address: were the forwarded addresses not believed, the third failure would be a 429.
+        SIGN_IN_FAILURES_PER_15_MINUTES: '2',
+        SIGN_IN_ACCOUNT_FAILURES_PER_5_MINUTES: '3',
+      });
+      await createSupervisor(t.pool, { username: target, password });
+      await createSupervisor(t.pool, { username: bystander, password });
+    });
+    afterAll(() => proxied.close());
+
+    const attempt = async (from: string, user: string, pass: string) => {
+      const agent = request.agent(proxied.app);
+      const form = await agent.get('/admin/sign-in').set('X-Forwarded-For', from).expect(200);
+      return agent
+        .post('/admin/sign-in')
+        .set('X-Forwarded-For', from)
+        .type('form')
+        .send({ _csrf: csrfOf(form.text), username: user, password: pass, next: '/admin' });
+    };
+
+    it('throttles one account guessed from many addresses, and no other account', async () => {
+      for (let i = 1; i <= 3; i++) expect((await attempt(`203.0.113.${i}`, target, 'bad password!')).status).toBe(401);
+      const locked = await attempt('203.0.113.4', target, password);
+      expect(locked.status).toBe(429);
+      expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(locked.headers['retry-after'])).toBeLessThanOrEqual(300);
+      expect(locked.text).toContain('Too many failed sign-ins');
+      // The same address, and the guessers', still sign in to another account.
+      expect((await attempt('203.0.113.4', bystander, password)).status).toBe(303);
+      expect((await attempt('203.0.113.1', bystander, password)).status).toBe(303);
+    });
+
+    it('counts a name nobody has the same way, so the answer tells nothing of who exists', async () => {
+      const nobody = `nobody-${store}-${process.env.TEST_RUN_ID}`;
+      for (let i = 1; i <= 3; i++) expect((await attempt(`198.51.100.${i}`, nobody, 'bad password!')).status).toBe(401);
+      expect((await attempt('198.51.100.9', nobody, 'bad password!')).status).toBe(429);
+    });
   });
 });

@@ -7,10 +7,12 @@ import session from 'express-session';
 import type { Config } from '../config';
 import type { Pool } from '../db/pool';
 import { rateLimitStores } from './rate-limit-store';
+import { signInCsrf } from './sign-in-csrf';
 import { authenticate, stillActive, type Supervisor } from './supervisors';
 import { ADMIN, links } from '../html/links';
 import { renderView } from '../html/render';
 import { adminPathOrNone } from '../html/urls';
+import { adminErrorHandler } from '../html/errors';
 import { HttpError } from '../http/errors';
 
 declare module 'express-session' {
@@ -21,7 +23,7 @@ declare module 'express-session' {
 }
 
 export interface SignIn {
-  /** Sessions for every /admin request (the sign-in page needs one for its CSRF token). */
+  /** Sessions for every /admin request; one is stored only once a supervisor has signed in. */
   sessions: RequestHandler;
   /** GET/POST /sign-in and POST /sign-out, mounted at /admin. */
   router: Router;
@@ -34,14 +36,26 @@ export interface SignIn {
 /** Only a path of this site, so a crafted sign-in link cannot send the supervisor elsewhere. */
 const safeNext = (value: unknown): string => adminPathOrNone(value) ?? links.home();
 
+/** What access.supervisors' username may be (its CHECK): no other name can sign in. */
+const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
+
+/** The account a sign-in names, as the sign-in compares it (exactly), when it could be one. */
+function accountOf(req: Request): string | undefined {
+  const username = (req.body as Record<string, unknown> | undefined)?.username;
+  return typeof username === 'string' && USERNAME.test(username) ? username : undefined;
+}
+
 export function createSignIn({ pool, config, log }: { pool: Pool; config: Config; log: (m: string) => void }): SignIn {
-  const { idleMinutes, maxHours, secret } = config.sessions;
+  const { idleMinutes, maxHours } = config.sessions;
+  const secret = config.sessions.secret ?? crypto.randomBytes(32).toString('hex');
   const Store = connectPgSimple(session);
   const sessions = session({
     store: new Store({ pool, schemaName: 'access', tableName: 'sessions', pruneSessionInterval: 600, errorLog: log }),
     name: 'rider_equipment.sid',
-    secret: secret ?? crypto.randomBytes(32).toString('hex'),
+    secret,
     resave: false,
+    // No row for a visitor: a session is stored when a supervisor signs in (the sign-in form's own
+    // CSRF token is a cookie, src/auth/sign-in-csrf.ts), so anonymous requests never write.
     saveUninitialized: false,
     rolling: true, // the idle timeout restarts at every request
     cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto', maxAge: idleMinutes * 60000, path: ADMIN },
@@ -51,25 +65,47 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
     getTokenFromRequest: (req) => (req.body as Record<string, string> | undefined)?._csrf,
   });
 
-  const failedSignIns = rateLimit({
-    windowMs: 15 * 60000,
-    limit: config.auth.signInFailures,
-    store: rateLimitStores(pool, config.auth.rateLimitStore)('sign-in-failures:'),
-    passOnStoreError: true,
-    skipSuccessfulRequests: true,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    handler: (req, res) => {
-      const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-      const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now()) - Date.now()) / 1000));
-      res.set('Retry-After', String(seconds));
-      return showForm(req, res, 429, `Too many failed sign-ins. Try again in ${Math.ceil(seconds / 60)} minutes.`);
-    },
-  });
+  const signInToken = signInCsrf(secret, links.signIn());
+  const stores = rateLimitStores(pool, config.auth.rateLimitStore);
+
+  /**
+   * Failed sign-ins counted per key (each request counts, and is taken back when it signs in): past
+   * `limit` in the window, the form again with 429 and Retry-After, whatever the password. The key
+   * is the client's address unless `key` gives another; a request it gives none for is not counted.
+   */
+  const throttle = (prefix: string, windowMinutes: number, limit: number, key?: (req: Request) => string | undefined) =>
+    rateLimit({
+      windowMs: windowMinutes * 60000,
+      limit,
+      store: stores(prefix),
+      ...(key ? { keyGenerator: (req: Request) => key(req)!, skip: (req: Request) => key(req) === undefined } : {}),
+      passOnStoreError: true,
+      skipSuccessfulRequests: true,
+      standardHeaders: 'draft-7',
+      legacyHeaders: false,
+      handler: (req, res) => {
+        const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+        const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now()) - Date.now()) / 1000));
+        res.set('Retry-After', String(seconds));
+        return showForm(req, res, 429, `Too many failed sign-ins. Try again in ${Math.ceil(seconds / 60)} minutes.`);
+      },
+    });
+  // Per address: one guesser cannot try many accounts. Per account: many addresses (a botnet, or
+  // everyone behind one proxy) cannot try one account without end, while a guesser at one address
+  // no longer locks every supervisor out. The account's window is short, for it is also what an
+  // attacker can use to keep one supervisor out (docs/OPERATIONS.md, SIGN_IN_ACCOUNT_FAILURES_PER_5_MINUTES).
+  const failedSignIns = throttle('sign-in-failures:', 15, config.auth.signInFailures);
+  const failedSignInsOfAccount = throttle('sign-in-account-failures:', 5, config.auth.signInAccountFailures, accountOf);
+
+  /** The sign-in form's CSRF check: a missing or forged token shows the form again, 403. */
+  const signInProtection: RequestHandler = (req, res, next) => {
+    if (signInToken.valid(req)) return next();
+    void showForm(req, res, 403, 'The form had expired. Please try again.');
+  };
 
   async function showForm(req: Request, res: Response, status: number, message?: string) {
     const html = await renderView('auth/sign-in', {
-      csrfToken: generateToken(req, true),
+      csrfToken: signInToken.token(req, res),
       next: safeNext(req.body?.next ?? req.query.next),
       username: typeof req.body?.username === 'string' ? req.body.username : '',
       message,
@@ -80,7 +116,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
   router.get('/sign-in', (req, res) => showForm(req, res, 200, req.query.ended === '1' ? 'Your session ended. Sign in again.' : undefined));
-  router.post('/sign-in', form, csrfSynchronisedProtection, failedSignIns, async (req, res) => {
+  router.post('/sign-in', form, signInProtection, failedSignIns, failedSignInsOfAccount, async (req, res) => {
     const { username, password } = req.body as Record<string, unknown>;
     const supervisor =
       typeof username === 'string' && typeof password === 'string' && username.length <= 64 && password.length <= 1024
@@ -93,6 +129,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
     req.session.supervisor = supervisor;
     req.session.signedInAt = Date.now();
     await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+    signInToken.clear(req, res);
     res.redirect(303, next);
   });
   router.post('/sign-out', form, csrfSynchronisedProtection, async (req, res) => {
@@ -106,7 +143,15 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
     if ((error as { code?: string }).code !== 'EBADCSRFTOKEN') return next(error);
     void showForm(req, res, 403, 'The form had expired. Please try again.');
   };
-  router.use(csrfFailed);
+  // A form too large (413, in the body parser's words otherwise) and the rest: the admin's HTML
+  // error page, as on every other admin page.
+  const tooLarge: ErrorRequestHandler = (error, _req, _res, next) =>
+    next(
+      (error as { status?: number }).status === 413
+        ? new HttpError(413, 'The form sent was larger than a sign-in can be.', { cause: error })
+        : error,
+    );
+  router.use(csrfFailed, tooLarge, adminErrorHandler(log));
 
   const requireSupervisor: RequestHandler = async (req, res, next) => {
     const current = req.session.supervisor;
