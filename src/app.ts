@@ -4,6 +4,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config';
 import type { Pool } from './db/pool';
 import { primaryOnly, type ReadRouter } from './db/replicas';
+import type { StreamReader } from './db/stream-query';
 import { createAdminRouter } from './admin/router';
 import { createApiRouter } from './api/v2/router';
 import { createReportsRouter } from './reports/router';
@@ -36,6 +37,8 @@ export interface AppDeps {
   log?: Logger;
   /** The live API tokens; required unless config.auth.enabled is false. */
   tokens?: TokenCache;
+  /** True once the process is stopping (src/shutdown.ts): /health/ready then answers 503. */
+  stopping?: () => boolean;
 }
 
 /**
@@ -63,6 +66,7 @@ export function createApp({
   config,
   log = console.error,
   tokens,
+  stopping = () => false,
 }: AppDeps): Express {
   if (config.auth.enabled && !tokens) throw new Error('createApp: authentication is on, so a TokenCache is required');
   const access =
@@ -75,6 +79,10 @@ export function createApp({
         }
       : undefined;
   const streamLimit = new StreamLimit(config.streamsPerToken);
+  // API exports and admin CSV downloads share the stream pool but not its places (DB_STREAM_POOL_ADMIN).
+  const idleTimeoutMs = config.pool.streamIdleTimeoutMs;
+  const apiStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal), idleTimeoutMs };
+  const adminStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal, 'admin'), idleTimeoutMs };
   const app = express();
   app.disable('x-powered-by');
   // Every answer is made per request and sent with no-store: an ETag would only hash each body for nothing.
@@ -100,12 +108,14 @@ export function createApp({
 
   // The API first: its requests, the busiest, then pass no other layer.
   if (config.corsOrigins.length) app.use('/v2', apiCors(config.corsOrigins));
-  app.use('/v2', createApiRouter({ pool: reads.queries, streamPool: reads.streams, streamLimit, log, access }));
+  app.use('/v2', createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, log, access }));
   app.get('/health/live', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   app.get('/metrics', metrics.serve);
   app.get('/health/ready', async (_req, res) => {
+    // A stopping process still answers for SHUTDOWN_DRAIN_MS: the balancer is told first to send no more.
+    if (stopping()) return void res.status(503).set('Cache-Control', 'no-store').json({ status: 'stopping' });
     // Ready while some database can serve reads: the primary, or a replica in the rotation.
     const databases = reads.status();
     try {
@@ -140,7 +150,7 @@ export function createApp({
     ADMIN,
     createAdminRouter({
       pool: reads.admin,
-      streamPool: reads.streams,
+      streamPool: adminStreams,
       streamLimit,
       log,
       attention: config.attention,

@@ -20,7 +20,11 @@ export interface Config {
     acquireTimeoutMs: number;
     statementTimeoutMs: number;
     streamMax: number;
+    /** Stream pool places only admin CSV downloads take (DB_STREAM_POOL_ADMIN), beyond `streamMax`. */
+    streamAdminMax: number;
     streamStatementTimeoutMs: number;
+    /** A stream whose client has taken no bytes for this long is ended and its statement cancelled; 0: never. */
+    streamIdleTimeoutMs: number;
     /** Connections of the admin pages and reports (ADMIN_POOL_MAX), apart from the API's. */
     adminMax: number;
   };
@@ -48,6 +52,8 @@ export interface Config {
   metricsToken?: string;
   /** How long SIGTERM waits for requests in flight before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** After SIGTERM, how long the listener stays open (readiness already failing) before it closes. */
+  shutdownDrainMs: number;
   /** Chromium for PDF reports; absent turns PDF downloads off (see chromiumPath). */
   chromiumPath?: string;
   /** The thresholds of the "Needs attention" rules (src/queries/attention.ts). */
@@ -231,7 +237,10 @@ export function loadConfig(env: Env = process.env): Config {
       acquireTimeoutMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600000),
       statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 30000, 0, 86400000),
       streamMax: integer(env, 'DB_STREAM_POOL_MAX', 10, 1, 1000),
+      streamAdminMax: integer(env, 'DB_STREAM_POOL_ADMIN', 2, 1, 1000),
       streamStatementTimeoutMs: integer(env, 'STREAM_STATEMENT_TIMEOUT_MS', 3600000, 0, 86400000),
+      // A client that stops reading holds its place (and its statement, waiting in ClientWrite) until then.
+      streamIdleTimeoutMs: integer(env, 'STREAM_IDLE_TIMEOUT_MS', 30000, 0, 86400000),
       // The admin pages' statements wait for these, never for the API's (src/db/pool.ts, 'admin').
       adminMax: integer(env, 'ADMIN_POOL_MAX', 1, 1, 1000),
     },
@@ -247,6 +256,8 @@ export function loadConfig(env: Env = process.env): Config {
     nodeEnv,
     metricsToken: env.METRICS_TOKEN || undefined,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10000, 0, 3600000),
+    // Time for a balancer to see /health/ready fail and stop sending, before connections are refused.
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 5000, 0, 3600000),
     auth: {
       enabled: onOff(env, 'AUTH', true),
       refreshMs: integer(env, 'AUTH_REFRESH_MS', 5000, 100, 3600000),

@@ -3,8 +3,7 @@ import type { Response } from 'express';
 import { stringify } from 'csv-stringify';
 import QueryStream from 'pg-query-stream';
 import type { NativeQuery } from '../db/knex';
-import type { Reader } from '../db/pool';
-import { streamStatement } from '../db/stream-query';
+import { streamStatement, type StreamReader } from '../db/stream-query';
 
 const BATCH_ROWS = 500;
 
@@ -49,7 +48,7 @@ class RowsToCells extends Transform {
  * and clients that leave half-way).
  */
 export async function streamCsv(
-  pool: Reader,
+  pool: StreamReader,
   query: NativeQuery,
   res: Response,
   { filename, columns }: { filename: string; columns: readonly CsvColumn[] },

@@ -14,8 +14,27 @@ export class ClientGone extends Error {
 /** No connection came free within DB_ACQUIRE_TIMEOUT_MS. The message is pg-pool's own, for the same case. */
 export class PoolTimeout extends Error {
   readonly code = 'POOL_TIMEOUT';
-  constructor(ms: number) {
+  constructor(readonly ms: number) {
     super(`timeout exceeded when trying to connect (no database connection came free within ${ms} ms)`);
+  }
+}
+
+/**
+ * Every place of the stream pool stayed taken for DB_ACQUIRE_TIMEOUT_MS: exports are running, the
+ * database is fine. Answered 503 `/problems/streams-busy` with Retry-After (http/errors.ts).
+ */
+export class StreamsBusy extends Error {
+  readonly code = 'STREAMS_BUSY';
+  constructor(ms: number) {
+    super(`all export places are in use (none came free within ${ms} ms)`);
+  }
+}
+
+/** A stream whose client took no bytes for STREAM_IDLE_TIMEOUT_MS: ended as for a client that left. */
+export class ClientIdle extends ClientGone {
+  constructor(ms: number) {
+    super();
+    this.message = `client took no bytes for ${ms} ms, so its answer was ended`;
   }
 }
 
@@ -80,9 +99,15 @@ class Gate {
   }
 }
 
+/**
+ * Places of a pool kept for one kind of work: the stream pool's 'admin' lane holds the admin CSV
+ * downloads' places (DB_STREAM_POOL_ADMIN), which API exports cannot take.
+ */
+export type Lane = 'default' | 'admin';
+
 /** Where a request's statements get their connection: a pool, or a choice among pools (see replicas.ts). */
 export interface Reader {
-  acquire(signal?: AbortSignal): Promise<pg.PoolClient>;
+  acquire(signal?: AbortSignal, lane?: Lane): Promise<pg.PoolClient>;
 }
 
 type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: Error | boolean) => void) => void;
@@ -94,29 +119,33 @@ type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefine
  * same gate, so `max` bounds every statement this pool runs.
  */
 export class Pool extends pg.Pool {
-  private readonly gate: Gate;
+  private readonly gates: Record<Lane, Gate>;
 
-  constructor({ acquireTimeoutMs, ...config }: pg.PoolConfig & { max: number; acquireTimeoutMs: number }) {
-    super(config);
-    this.gate = new Gate(config.max, acquireTimeoutMs);
+  /** `max` places for any work, plus `adminPlaces` that only the 'admin' lane takes (its own gate). */
+  constructor({ acquireTimeoutMs, adminPlaces = 0, ...config }: pg.PoolConfig & { max: number; acquireTimeoutMs: number; adminPlaces?: number }) {
+    super({ ...config, max: config.max + adminPlaces });
+    const shared = new Gate(config.max, acquireTimeoutMs);
+    this.gates = { default: shared, admin: adminPlaces ? new Gate(adminPlaces, acquireTimeoutMs) : shared };
   }
 
-  /** Requests waiting for a connection: in the gate, and (briefly, while one is being opened) in pg-pool. */
+  /** Requests waiting for a connection: in the gates, and (briefly, while one is being opened) in pg-pool. */
   get queued(): number {
-    return this.gate.waiting + this.waitingCount;
+    const { default: shared, admin } = this.gates;
+    return shared.waiting + (admin === shared ? 0 : admin.waiting) + this.waitingCount;
   }
 
   /**
-   * A connection for one request. Rejects with ClientGone as soon as `signal` aborts while waiting (or
-   * if it had already), and with PoolTimeout after DB_ACQUIRE_TIMEOUT_MS.
+   * A connection for one request, from `lane`'s places. Rejects with ClientGone as soon as `signal`
+   * aborts while waiting (or if it had already), and with PoolTimeout after DB_ACQUIRE_TIMEOUT_MS.
    */
-  async acquire(signal?: AbortSignal): Promise<pg.PoolClient> {
-    await this.gate.enter(signal);
+  async acquire(signal?: AbortSignal, lane: Lane = 'default'): Promise<pg.PoolClient> {
+    const gate = this.gates[lane];
+    await gate.enter(signal);
     let client: pg.PoolClient;
     try {
       client = await super.connect();
     } catch (error) {
-      this.gate.leave();
+      gate.leave();
       throw error;
     }
     // While checked out, pg-pool listens for nothing: a server that ends the connection between two
@@ -131,7 +160,7 @@ export class Pool extends pg.Pool {
       release.call(client, error);
       if (!released) {
         released = true;
-        this.gate.leave();
+        gate.leave();
       }
     };
     if (signal?.aborted) {
@@ -175,6 +204,8 @@ export function createPool(
   const pool = new Pool({
     connectionString: url,
     max: { queries: config.pool.max, streams: config.pool.streamMax, admin: config.pool.adminMax }[purpose],
+    // The admin CSV downloads' own places: API exports filling the stream pool never block them.
+    adminPlaces: streams ? config.pool.streamAdminMax : 0,
     acquireTimeoutMs: config.pool.acquireTimeoutMs,
     // Only opening a connection waits in pg-pool itself; the gate above it owns the queue.
     connectionTimeoutMillis: config.pool.acquireTimeoutMs,

@@ -1,7 +1,8 @@
 // Reads spread over PostgreSQL hot standbys (streaming replication), with the primary as the fallback.
 import pg from 'pg';
 import { isDatabaseUnavailable } from '../http/errors';
-import type { Pool, Reader } from './pool';
+import type { Lane, Pool, Reader } from './pool';
+import { LagWatch, verdict, type LagReading, type LagWatchOptions } from './replica-lag';
 
 /** One database the service may read from, with its pools (see createPool). */
 export interface ReadTarget {
@@ -33,26 +34,23 @@ export function addressOf(url: string): string {
   return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
 }
 
-// Behind by the time since the last replayed transaction, but only while WAL has arrived that is not
-// replayed yet: a replica of a primary with no writes is not behind, however old its last transaction.
-const LAG = `
-  SELECT CASE
-           WHEN NOT pg_is_in_recovery() THEN 0
-           WHEN pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0
-           ELSE greatest(0, round(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000))
-         END::bigint AS lag_ms`;
-
 interface Health {
-  inRotation: boolean;
-  lagMs: number | null;
-  reason?: string;
+  /** The last check's reading (none yet: out of the rotation). */
+  reading?: LagReading;
+  /** Out since a connection error (why, and when), until a check made after it says otherwise. */
+  down?: { reason: string; at: number };
 }
 
 /**
  * Picks the database for each read: the replicas in turn, among those in the rotation, else the
- * primary. A replica leaves the rotation when it refuses connections, fails with a connection error
- * (at once, when a request meets it), or lags by more than `maxLagMs` (checked every `checkMs`,
- * from pg_last_xact_replay_timestamp()); it comes back by itself at the first good check.
+ * primary. A replica is in the rotation only while its lag is known to be within `maxLagMs` at the
+ * read: its last check (every `checkMs`, src/db/replica-lag.ts) found it `lagMs` behind `age` ms ago,
+ * so it is at most lagMs + age behind now, and it serves reads only while that is within `maxLagMs`.
+ * It leaves at once when it refuses connections or fails with a connection error (when a request meets
+ * it), and comes back by itself at the first good check.
+ *
+ * The readings come from its own checks, or (`told`) from elsewhere through apply(): the supervisor of
+ * several workers checks for all of them, so that every worker decides alike at any moment.
  */
 export class ReadRouter {
   /** The readers every domain read goes through: short statements, streams, and the admin pages'. */
@@ -61,16 +59,19 @@ export class ReadRouter {
   readonly admin: Reader;
   private readonly health = new Map<ReadTarget, Health>();
   private turn = 0;
-  private timer?: NodeJS.Timeout;
+  private watch?: LagWatch;
+  private firstReadings?: () => void;
+  private readonly now: () => number;
 
   constructor(
     readonly primary: ReadTarget,
     readonly replicas: ReadTarget[] = [],
-    private readonly options: { maxLagMs: number; checkMs: number; log?: (message: string) => void } = { maxLagMs: 30000, checkMs: 2000 },
+    private readonly options: Omit<LagWatchOptions, 'now'> & { now?: () => number; told?: boolean } = { maxLagMs: 30000, checkMs: 2000 },
   ) {
+    this.now = options.now ?? Date.now;
     for (const replica of replicas) {
       // Not in the rotation until a first check has found it well.
-      this.health.set(replica, { inRotation: false, lagMs: null, reason: 'not checked yet' });
+      this.health.set(replica, {});
       // An idle connection whose server went away: the replica is down now, not at the next check.
       const down = (error: Error) => this.leave(replica, `connection lost (${error.message})`);
       replica.queries.on('error', down);
@@ -78,101 +79,125 @@ export class ReadRouter {
       replica.admin?.on('error', down);
     }
     this.queries = { acquire: (signal) => this.acquire('queries', signal) };
-    this.streams = { acquire: (signal) => this.acquire('streams', signal) };
+    this.streams = { acquire: (signal, lane) => this.acquire('streams', signal, lane) };
     this.admin = { acquire: (signal) => this.acquire('admin', signal) };
   }
 
-  /** Checks every replica now, then every `checkMs`. */
+  /**
+   * Checks every replica now, then every `checkMs`. Told: waits for the first readings instead (for a
+   * few seconds at most: until they come, reads go to the primary).
+   */
   async start(): Promise<void> {
-    await this.checkAll();
-    if (this.replicas.length) this.timer = setInterval(() => void this.checkAll(), this.options.checkMs).unref();
+    if (!this.replicas.length) return;
+    if (this.options.told) {
+      if ([...this.health.values()].some((h) => h.reading)) return;
+      const bound = Math.max(1000, Math.min(this.options.checkMs, 5000));
+      await new Promise<void>((resolve) => {
+        this.firstReadings = resolve;
+        setTimeout(resolve, bound).unref();
+      });
+      return;
+    }
+    const urls = this.replicas.map((r) => ({ name: r.name, address: r.address, url: r.queries.options.connectionString ?? '' }));
+    this.watch = new LagWatch(urls, { ...this.options, now: this.now }, (readings) => this.apply(readings));
+    await this.watch.start();
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.watch?.stop();
+  }
+
+  /** The latest readings, one per replica in order (undefined: none yet); an older one than held is ignored. */
+  apply(readings: Array<LagReading | undefined>): void {
+    for (const [i, reading] of readings.entries()) {
+      const replica = this.replicas[i];
+      const h = replica && reading ? this.health.get(replica)! : undefined;
+      if (!h || !reading || (h.reading && h.reading.at > reading.at)) continue;
+      h.reading = reading;
+      // A check made after the connection error speaks for the replica again.
+      if (h.down && reading.at > h.down.at) {
+        h.down = undefined;
+        if (this.lagWithin(h, this.now())) this.options.log?.(`${replica.name} (${replica.address}) is back in the read rotation`);
+      }
+    }
+    this.firstReadings?.();
+    this.firstReadings = undefined;
   }
 
   /** Whether reads go to the primary now: no replica is in the rotation. */
   primaryServesReads(): boolean {
-    return !this.replicas.some((replica) => this.health.get(replica)?.inRotation);
+    const now = this.now();
+    return !this.replicas.some((replica) => this.usable(replica, now));
   }
 
   /** The target the next read goes to. */
   pick(): ReadTarget {
     if (!this.replicas.length) return this.primary;
-    const ready = this.replicas.filter((replica) => this.health.get(replica)?.inRotation);
+    const now = this.now();
+    const ready = this.replicas.filter((replica) => this.usable(replica, now));
     if (!ready.length) return this.primary;
     this.turn = (this.turn + 1) % ready.length;
     return ready[this.turn];
   }
 
   status(): TargetStatus[] {
+    const now = this.now();
     return [
       { name: this.primary.name, role: 'primary', address: this.primary.address, in_rotation: this.primaryServesReads(), lag_ms: 0 },
       ...this.replicas.map((replica) => {
         const h = this.health.get(replica)!;
+        const inRotation = this.usable(replica, now);
+        const reason = inRotation ? undefined : this.whyOut(h, now);
         return {
           name: replica.name,
           role: 'replica' as const,
           address: replica.address,
-          in_rotation: h.inRotation,
-          lag_ms: h.lagMs,
-          ...(h.reason ? { reason: h.reason } : {}),
+          in_rotation: inRotation,
+          lag_ms: h.down ? null : (h.reading?.lagMs ?? null),
+          ...(reason ? { reason } : {}),
         };
       }),
     ];
   }
 
-  private async acquire(kind: 'queries' | 'streams' | 'admin', signal?: AbortSignal): Promise<pg.PoolClient> {
+  /** In the rotation at `now`: reachable, and its last reading plus that reading's age within maxLagMs. */
+  private usable(replica: ReadTarget, now: number): boolean {
+    const h = this.health.get(replica)!;
+    return !h.down && this.lagWithin(h, now);
+  }
+
+  private lagWithin(h: Health, now: number): boolean {
+    const r = h.reading;
+    return r !== undefined && r.lagMs !== null && r.lagMs + Math.max(0, now - r.at) <= this.options.maxLagMs;
+  }
+
+  private whyOut(h: Health, now: number): string {
+    if (h.down) return h.down.reason;
+    const r = h.reading;
+    if (!r) return 'not checked yet';
+    if (r.lagMs === null || r.lagMs > this.options.maxLagMs) return verdict(r, this.options.maxLagMs);
+    // No check says so yet, but no check says otherwise: it is out until one does.
+    const age = now - r.at;
+    return `may be ${r.lagMs + age} ms behind (REPLICA_MAX_LAG_MS ${this.options.maxLagMs}): ${r.lagMs} ms at its last check, ${age} ms ago`;
+  }
+
+  private async acquire(kind: 'queries' | 'streams' | 'admin', signal?: AbortSignal, lane?: Lane): Promise<pg.PoolClient> {
     const target = this.pick();
     try {
-      return await poolOf(target, kind).acquire(signal);
+      return await poolOf(target, kind).acquire(signal, lane);
     } catch (error) {
       if (target === this.primary || !isDatabaseUnavailable(error) || signal?.aborted) throw error;
       // The replica could not give a connection: out of the rotation, and this read goes elsewhere.
       this.leave(target, `no connection (${(error as Error).message})`);
-      return poolOf(this.pick(), kind).acquire(signal);
+      return poolOf(this.pick(), kind).acquire(signal, lane);
     }
   }
 
-  /** Out of the rotation; its lag is unknown unless a check has just measured it. */
-  private leave(replica: ReadTarget, reason: string, lagMs: number | null = null): void {
-    const h = this.health.get(replica)!;
-    if (h.inRotation) this.options.log?.(`${replica.name} (${replica.address}) leaves the read rotation: ${reason}`);
-    this.health.set(replica, { inRotation: false, lagMs, reason });
-  }
-
-  private async checkAll(): Promise<void> {
-    await Promise.all(this.replicas.map((replica) => this.check(replica)));
-  }
-
-  /** One check, on a connection of its own, so that a busy pool never delays it. */
-  private async check(replica: ReadTarget): Promise<void> {
-    const bound = Math.max(1000, Math.min(this.options.checkMs, 5000));
-    const client = new pg.Client({
-      connectionString: replica.queries.options.connectionString,
-      connectionTimeoutMillis: bound,
-      statement_timeout: bound,
-      application_name: 'rider-equipment-service/health',
-    });
-    client.on('error', () => undefined);
-    let lagMs: number;
-    try {
-      await client.connect();
-      lagMs = Number((await client.query(LAG)).rows[0].lag_ms);
-    } catch (error) {
-      this.leave(replica, `check failed (${(error as Error).message})`);
-      return;
-    } finally {
-      void client.end().catch(() => undefined);
-    }
-    const before = this.health.get(replica)!;
-    if (lagMs > this.options.maxLagMs) {
-      this.leave(replica, `replay is ${lagMs} ms behind (REPLICA_MAX_LAG_MS ${this.options.maxLagMs})`, lagMs);
-      return;
-    }
-    if (!before.inRotation) this.options.log?.(`${replica.name} (${replica.address}) is in the read rotation (${lagMs} ms behind)`);
-    this.health.set(replica, { inRotation: true, lagMs });
+  /** Out of the rotation at once, until a check made after now finds it well. */
+  private leave(replica: ReadTarget, reason: string): void {
+    const now = this.now();
+    if (this.usable(replica, now)) this.options.log?.(`${replica.name} (${replica.address}) leaves the read rotation: ${reason}`);
+    this.health.get(replica)!.down = { reason, at: now };
   }
 }
 

@@ -63,9 +63,24 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return typeof message === 'string' && unavailableMessages.test(message);
 }
 
+/** Seconds a client refused a stream (its own limit, or a full stream pool) is asked to wait: an export runs for seconds to minutes. */
+export const STREAM_RETRY_AFTER_S = 10;
+
+/** db/pool's StreamsBusy: every place of the stream pool is taken (duck-typed, as above). */
+function isStreamsBusy(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'STREAMS_BUSY';
+}
+
 /** Turns anything thrown into an HttpError: known ones as they are, the database away as 503, the rest 500. */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
+  if (isStreamsBusy(error)) {
+    return new HttpError(503, 'All export places are in use; try again in a few seconds.', {
+      type: 'streams-busy',
+      headers: { 'Retry-After': String(STREAM_RETRY_AFTER_S) },
+      cause: error,
+    });
+  }
   if (isDatabaseUnavailable(error)) {
     return new HttpError(503, 'The database is not answering; try again shortly.', {
       type: 'service-unavailable',
@@ -103,6 +118,6 @@ function reasonOf(error: unknown): string {
  */
 export function failureLine(requestId: string, method: string, url: string, status: number | string, cause: unknown): string {
   const head = `[${requestId}] ${method} ${url} -> ${status}`;
-  if (isClientGone(cause) || isDatabaseUnavailable(cause)) return `${head}: ${reasonOf(cause)}`;
+  if (isClientGone(cause) || isDatabaseUnavailable(cause) || isStreamsBusy(cause)) return `${head}: ${reasonOf(cause)}`;
   return `${head}: ${(cause as Error)?.stack ?? String(cause)}`;
 }

@@ -1,9 +1,6 @@
 import type { Request, Response } from 'express';
 import type { TokenAccess } from '../auth/tokens';
-import { HttpError } from './errors';
-
-/** Seconds a refused client is asked to wait: a full export runs for seconds to minutes. */
-export const STREAM_RETRY_AFTER_S = 10;
+import { HttpError, STREAM_RETRY_AFTER_S } from './errors';
 
 /**
  * At most `perKey` unbounded streams (whole-table answers, CSV downloads) at once per API token or

@@ -2,9 +2,8 @@ import { Transform, type TransformCallback } from 'node:stream';
 import type { Response } from 'express';
 import { escapeLiteral } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import type { Reader } from '../../db/pool';
 import type { NativeQuery } from '../../db/knex';
-import { streamStatement } from '../../db/stream-query';
+import { streamStatement, type StreamReader } from '../../db/stream-query';
 
 const NEWLINE = 0x0a;
 const COMMA = 0x2c;
@@ -81,7 +80,7 @@ export function copyJsonLines(query: NativeQuery): string {
  * PostgreSQL's COPY output to the socket, with backpressure. Resolves when the answer is over and
  * the statement has stopped (see streamStatement for errors and clients that leave).
  */
-export function streamJsonArray(pool: Reader, query: NativeQuery, res: Response): Promise<void> {
+export function streamJsonArray(pool: StreamReader, query: NativeQuery, res: Response): Promise<void> {
   return streamStatement(pool, res, {
     statement: () => copyTo(copyJsonLines(query)),
     drainOnStop: true,

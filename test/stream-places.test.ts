@@ -1,0 +1,136 @@
+// The stream pool's places against clients that stop reading: the idle timeout gives them back, and
+// admin CSV downloads keep places of their own (DB_STREAM_POOL_ADMIN) that API exports cannot take.
+import http from 'node:http';
+import pg from 'pg';
+import request from 'supertest';
+import { poolSettles, serve, testApp, type TestApp } from './support/app';
+import { testDatabases } from './support/databases';
+import { expectProblem } from './support/expect';
+import { eventually } from './support/wait';
+
+// A copy of the large demo, so that no other file's streams show in its activity.
+const DATABASE = testDatabases().largeCopy;
+
+let monitor: pg.Client;
+beforeAll(async () => {
+  monitor = new pg.Client(process.env.TEST_ADMIN_URL);
+  await monitor.connect();
+});
+afterAll(() => monitor.end());
+
+/** Statements of the stream pool running now, and how many of them wait for their client to read. */
+async function streaming(): Promise<{ running: number; clientWrite: number }> {
+  const { rows } = await monitor.query(
+    `SELECT count(*)::int AS running, count(*) FILTER (WHERE wait_event = 'ClientWrite')::int AS "clientWrite"
+       FROM pg_stat_activity
+      WHERE datname = $1 AND application_name = 'rider-equipment-service/streams' AND state = 'active'
+        AND backend_type = 'client backend'`,
+    [DATABASE],
+  );
+  return rows[0];
+}
+
+interface Stalled {
+  /** The answer's status, once its headers are in; its body is then never read. */
+  status: Promise<number>;
+  abort: () => void;
+}
+
+/** A client that reads an answer's headers and then stops reading, without hanging up. */
+function stall(url: string): Stalled {
+  const req = http.get(url);
+  req.on('error', () => undefined);
+  const status = new Promise<number>((resolve) => {
+    req.on('response', (res) => {
+      res.pause();
+      res.on('error', () => undefined);
+      resolve(res.statusCode ?? 0);
+    });
+  });
+  return { status, abort: () => req.destroy() };
+}
+
+describe('clients that stop reading', () => {
+  let t: TestApp;
+  let server: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    t = testApp('largeCopy', {
+      DB_STREAM_POOL_MAX: '10',
+      DB_STREAM_POOL_ADMIN: '2',
+      STREAMS_PER_TOKEN: '1000',
+      STREAM_IDLE_TIMEOUT_MS: '4000',
+      DB_ACQUIRE_TIMEOUT_MS: '1000',
+    });
+    server = await serve(t.app);
+  });
+  afterAll(async () => {
+    await server.close();
+    await t.close();
+  });
+
+  it('lose their places after STREAM_IDLE_TIMEOUT_MS; meanwhile exports get 503 streams-busy and admin CSVs are served', async () => {
+    const stalled = Array.from({ length: 10 }, () => stall(`${server.base}/v2/patrollerchecks`));
+    try {
+      expect(await Promise.all(stalled.map((s) => s.status))).toEqual(Array(10).fill(200));
+      await eventually(async () => (await streaming()).clientWrite === 10, { what: 'ten statements waiting in ClientWrite' });
+
+      // Every API place is taken: the next export is refused, naming the cause, not the database.
+      const refused = await request(server.base).get('/v2/assign-list');
+      const body = expectProblem(refused, 503);
+      expect(body.type).toBe('/problems/streams-busy');
+      expect(body.detail).toBe('All export places are in use; try again in a few seconds.');
+      expect(refused.headers['retry-after']).toBe('10');
+
+      // The admin's own places: a whole CSV download while the API's are full.
+      const csv = await request(server.base).get('/admin/equipment/assignments.csv').expect(200);
+      expect(csv.text.split('\n').length).toBeGreaterThan(4000);
+
+      // The idle timeout ends the ten answers (a client that reads nothing does not see it: it stopped
+      // reading) and stops their statements.
+      const idle = () => t.logs.filter((line) => line.includes('took no bytes'));
+      await eventually(() => idle().length === 10, { ms: 8000, what: 'ten answers ended as idle' });
+      expect((await streaming()).running).toBe(0);
+      await poolSettles(t.streamPool);
+      for (const line of idle()) expect(line).toMatch(/^\[[0-9a-f-]{36}\] GET \/v2\/patrollerchecks -> 499: client took no bytes for 4000 ms, so its answer was ended$/);
+
+      // The places are free again.
+      const whole = await request(server.base).get('/v2/assign-list').expect(200);
+      expect(whole.body.length).toBeGreaterThan(1000);
+    } finally {
+      for (const s of stalled) s.abort();
+    }
+  });
+
+  it('keep a slow client that goes on reading', async () => {
+    const idleBefore = t.logs.filter((line) => line.includes('took no bytes')).length;
+    const read = await new Promise<{ bytes: number; cut: boolean }>((resolve) => {
+      const req = http.get(`${server.base}/v2/patrollerchecks`, (res) => {
+        let bytes = 0;
+        // Reads for 100 ms, then stops for 1 s, again and again: the answer is under backpressure most
+        // of the time, but the client takes bytes (the socket's buffers drain) more often than every 4 s.
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length)).pause();
+        const pace = setInterval(() => {
+          res.resume();
+          setTimeout(() => res.pause(), 100);
+        }, 1100);
+        res.on('close', () => clearInterval(pace));
+        res.on('error', () => undefined);
+        const timer = setTimeout(() => {
+          resolve({ bytes, cut: false });
+          req.destroy();
+        }, 6000);
+        // Closed before the client hung up, and not at the answer's end: cut by the server.
+        res.on('close', () => {
+          clearTimeout(timer);
+          resolve({ bytes, cut: !res.complete });
+        });
+      });
+      req.on('error', () => undefined);
+    });
+    // Read for 6 s (or to the end), past the 4 s timeout, without being cut.
+    expect(read.cut).toBe(false);
+    expect(read.bytes).toBeGreaterThan(2_000_000);
+    expect(t.logs.filter((line) => line.includes('took no bytes'))).toHaveLength(idleBefore);
+    await poolSettles(t.streamPool);
+  });
+});
