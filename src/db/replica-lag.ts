@@ -1,0 +1,161 @@
+// How far each hot standby's replay is behind, measured every REPLICA_CHECK_MS: by each process alone,
+// or by the supervisor of several workers for all of them (one reading, one decision: src/server.ts).
+import cluster, { type Worker } from 'node:cluster';
+import pg from 'pg';
+
+/** One check of one replica. */
+export interface LagReading {
+  /** How far its replay was behind, in ms; null when the check failed. */
+  lagMs: number | null;
+  /** When the check was sent (Date.now()): the lag is at most lagMs + the time since. */
+  at: number;
+  /** Why the check failed, when it did. */
+  error?: string;
+}
+
+// Behind by the time since the last replayed transaction, but only while WAL has arrived that is not
+// replayed yet: a replica of a primary with no writes is not behind, however old its last transaction.
+const LAG = `
+  SELECT CASE
+           WHEN NOT pg_is_in_recovery() THEN 0
+           WHEN pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0
+           ELSE greatest(0, round(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000))
+         END::bigint AS lag_ms`;
+
+/** One check, on a connection of its own, so that a busy pool never delays it. */
+export async function measureLag(url: string, checkMs: number): Promise<number> {
+  const bound = Math.max(1000, Math.min(checkMs, 5000));
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: bound,
+    statement_timeout: bound,
+    application_name: 'rider-equipment-service/health',
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return Number((await client.query(LAG)).rows[0].lag_ms);
+  } finally {
+    void client.end().catch(() => undefined);
+  }
+}
+
+export interface LagWatchOptions {
+  maxLagMs: number;
+  checkMs: number;
+  log?: (message: string) => void;
+  /** The clock the readings are stamped with; Date.now unless a test gives its own. */
+  now?: () => number;
+  /** The check itself; measureLag unless a test gives its own. */
+  measure?: (url: string) => Promise<number>;
+}
+
+/**
+ * Checks every replica now, then every `checkMs`, and hands each round of readings (one per replica,
+ * in the order of `urls`) to `onReadings`. Logs each replica's coming and going by the checks' verdict.
+ */
+export class LagWatch {
+  private readings: Array<LagReading | undefined>;
+  private timer?: NodeJS.Timeout;
+  private readonly now: () => number;
+  private readonly measure: (url: string) => Promise<number>;
+
+  constructor(
+    private readonly replicas: Array<{ name: string; address: string; url: string }>,
+    private readonly options: LagWatchOptions,
+    private readonly onReadings: (readings: Array<LagReading | undefined>) => void,
+  ) {
+    this.readings = replicas.map(() => undefined);
+    this.now = options.now ?? Date.now;
+    this.measure = options.measure ?? ((url) => measureLag(url, options.checkMs));
+  }
+
+  async start(): Promise<void> {
+    await this.checkAll();
+    if (this.replicas.length) this.timer = setInterval(() => void this.checkAll(), this.options.checkMs).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The last reading of each replica (undefined: not checked yet). */
+  latest(): Array<LagReading | undefined> {
+    return [...this.readings];
+  }
+
+  async checkAll(): Promise<void> {
+    const next = await Promise.all(this.replicas.map((replica) => this.check(replica.url)));
+    for (const [i, reading] of next.entries()) {
+      const before = this.readings[i];
+      // A check that outlasted the next one tells nothing newer.
+      if (before && before.at > reading.at) continue;
+      this.describe(i, before, reading);
+      this.readings[i] = reading;
+    }
+    this.onReadings(this.latest());
+  }
+
+  private async check(url: string): Promise<LagReading> {
+    const at = this.now();
+    try {
+      return { lagMs: await this.measure(url), at };
+    } catch (error) {
+      return { lagMs: null, at, error: (error as Error).message };
+    }
+  }
+
+  /** One line when a check puts a replica in the rotation or takes it out. */
+  private describe(i: number, before: LagReading | undefined, after: LagReading): void {
+    const good = (r: LagReading | undefined) => r !== undefined && r.lagMs !== null && r.lagMs <= this.options.maxLagMs;
+    if (good(before) === good(after) && before !== undefined) return;
+    const { name, address } = this.replicas[i];
+    if (good(after)) this.options.log?.(`${name} (${address}) is in the read rotation (${after.lagMs} ms behind)`);
+    else if (before !== undefined)
+      this.options.log?.(`${name} (${address}) leaves the read rotation: ${verdict(after, this.options.maxLagMs)}`);
+  }
+}
+
+/** Why a check keeps a replica out of the rotation. */
+export function verdict(reading: LagReading, maxLagMs: number): string {
+  if (reading.lagMs === null) return `check failed (${reading.error})`;
+  return `replay is ${reading.lagMs} ms behind (REPLICA_MAX_LAG_MS ${maxLagMs})`;
+}
+
+const LAG_MESSAGE = 'rider-equipment-service:replica-lag';
+
+/** Supervisor to worker: a round of readings. Worker to supervisor, without readings: "the latest, please". */
+interface LagMessage {
+  type: typeof LAG_MESSAGE;
+  readings?: Array<LagReading | null>;
+}
+
+const isLagMessage = (message: unknown): message is LagMessage => (message as LagMessage | null)?.type === LAG_MESSAGE;
+
+/**
+ * In the supervisor of several workers: one watch for all of them. Each round of readings goes to every
+ * worker at once, and a worker that starts asks for the latest, so that every worker holds the same
+ * readings and, on the same clock, makes the same decision at any moment.
+ */
+export function watchForWorkers(replicas: ConstructorParameters<typeof LagWatch>[0], options: LagWatchOptions): LagWatch {
+  const tell = (worker: Worker, readings: Array<LagReading | undefined>) => {
+    const message: LagMessage = { type: LAG_MESSAGE, readings: readings.map((r) => r ?? null) };
+    // A worker that is exiting has nothing to read for.
+    if (worker.isConnected()) worker.send(message, () => undefined);
+  };
+  const watch = new LagWatch(replicas, options, (readings) => {
+    for (const worker of Object.values(cluster.workers ?? {})) if (worker) tell(worker, readings);
+  });
+  cluster.on('message', (worker, message: unknown) => {
+    if (isLagMessage(message) && !message.readings) tell(worker, watch.latest());
+  });
+  return watch;
+}
+
+/** In a worker: takes its readings from the supervisor's watch (see watchForWorkers), starting with the latest. */
+export function readingsFromSupervisor(router: { apply(readings: Array<LagReading | undefined>): void }): void {
+  process.on('message', (message: unknown) => {
+    if (isLagMessage(message) && message.readings) router.apply(message.readings.map((r) => r ?? undefined));
+  });
+  process.send?.({ type: LAG_MESSAGE } satisfies LagMessage);
+}

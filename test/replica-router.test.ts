@@ -1,0 +1,204 @@
+// The read router's decision, on a clock and readings of the test's own: a replica serves a read only
+// while its last reading plus that reading's age is within REPLICA_MAX_LAG_MS.
+import { EventEmitter } from 'node:events';
+import type { Pool } from '../src/db/pool';
+import { LagWatch, type LagReading } from '../src/db/replica-lag';
+import { ReadRouter, type ReadTarget } from '../src/db/replicas';
+
+/** A stand-in for a pool: the router only listens for its errors and reads its address here. */
+const fakePool = (url: string) => Object.assign(new EventEmitter(), { options: { connectionString: url } }) as unknown as Pool;
+
+const target = (name: string, role: ReadTarget['role']): ReadTarget => {
+  const url = `postgres://127.0.0.1:5432/${name.replace(' ', '_')}`;
+  return { name, role, address: url, queries: fakePool(url), streams: fakePool(url) };
+};
+
+function setUp(options: { maxLagMs?: number; checkMs?: number; replicas?: number } = {}) {
+  let now = 0;
+  const logs: string[] = [];
+  const primary = target('primary', 'primary');
+  const replicas = Array.from({ length: options.replicas ?? 1 }, (_, i) => target(`replica ${i + 1}`, 'replica'));
+  const router = new ReadRouter(primary, replicas, {
+    maxLagMs: options.maxLagMs ?? 3000,
+    checkMs: options.checkMs ?? 2000,
+    told: true,
+    now: () => now,
+    log: (m) => logs.push(m),
+  });
+  return {
+    router,
+    primary,
+    replicas,
+    logs,
+    at: (ms: number) => {
+      now = ms;
+      return router;
+    },
+  };
+}
+
+const reading = (lagMs: number | null, at: number): LagReading => ({ lagMs, at, ...(lagMs === null ? { error: 'refused' } : {}) });
+
+describe('ReadRouter: a replica only while its lag is known to be within REPLICA_MAX_LAG_MS', () => {
+  it('serves from a replica until its last lag plus that reading’s age passes the bound, not until the next check', () => {
+    const { at, primary, replicas } = setUp({ maxLagMs: 3000, checkMs: 2000 });
+    expect(at(0).pick()).toBe(primary); // not checked yet
+    expect(at(0).status()[1]).toEqual(expect.objectContaining({ in_rotation: false, reason: 'not checked yet' }));
+
+    at(0).apply([reading(2500, 0)]);
+    expect(at(400).pick()).toBe(replicas[0]);
+    expect(at(500).pick()).toBe(replicas[0]); // 2500 + 500: at the bound
+    // 2500 + 501 > 3000: the replica may be further behind than allowed, though no check says so yet.
+    expect(at(501).pick()).toBe(primary);
+    expect(at(1999).primaryServesReads()).toBe(true);
+    expect(at(1999).status()[1]).toEqual(
+      expect.objectContaining({
+        in_rotation: false,
+        lag_ms: 2500,
+        reason: 'may be 4499 ms behind (REPLICA_MAX_LAG_MS 3000): 2500 ms at its last check, 1999 ms ago',
+      }),
+    );
+
+    // The next check says it caught up: in again, for 3000 ms after that check was sent.
+    at(2100).apply([reading(0, 2000)]);
+    expect(at(2100).pick()).toBe(replicas[0]);
+    expect(at(5000).pick()).toBe(replicas[0]);
+    expect(at(5001).pick()).toBe(primary);
+  });
+
+  it('keeps out a replica a check finds too far behind, or could not check', () => {
+    const { router, at, primary } = setUp({ maxLagMs: 3000 });
+    at(0).apply([reading(3001, 0)]);
+    expect(at(0).pick()).toBe(primary);
+    expect(at(0).status()[1].reason).toBe('replay is 3001 ms behind (REPLICA_MAX_LAG_MS 3000)');
+    at(2000).apply([reading(null, 2000)]);
+    expect(at(2000).pick()).toBe(primary);
+    expect(router.status()[1]).toEqual(expect.objectContaining({ lag_ms: null, reason: 'check failed (refused)' }));
+  });
+
+  it('ignores a reading older than the one it holds (a slow check that ends after a newer one)', () => {
+    const { at, primary, replicas } = setUp({ maxLagMs: 3000 });
+    at(2000).apply([reading(0, 2000)]);
+    at(2500).apply([reading(2900, 1000)]);
+    expect(at(4900).pick()).toBe(replicas[0]);
+    expect(at(5001).pick()).toBe(primary);
+  });
+
+  it('makes the same decision in every worker given the same readings: one clock, one bound', () => {
+    const workers = [setUp({ maxLagMs: 1000, checkMs: 400 }), setUp({ maxLagMs: 1000, checkMs: 400 })];
+    // A replica whose replay stops at 1000 ms: each check finds it further behind.
+    const lagAt = (ms: number) => Math.max(0, ms - 1000);
+    const decisions: string[][] = [[], []];
+    for (let ms = 0; ms <= 4000; ms += 10) {
+      workers.forEach((w, i) => {
+        // The readings reach the workers a few ms apart, as messages from their supervisor do.
+        if (ms % 400 === (i === 0 ? 20 : 30)) w.at(ms).apply([reading(lagAt(ms - 20), ms - 20)]);
+        decisions[i].push(w.at(ms).pick().role);
+      });
+    }
+    const firstPrimary = decisions[0].indexOf('primary', 5);
+    // Both leave at the same moment, 1000 ms after replay stopped, and neither comes back while it lags.
+    expect(firstPrimary * 10).toBe(2010);
+    expect(decisions[1].indexOf('primary', 5)).toBe(firstPrimary);
+    expect(decisions[0].slice(firstPrimary).every((role) => role === 'primary')).toBe(true);
+    expect(decisions[1].slice(firstPrimary).every((role) => role === 'primary')).toBe(true);
+  });
+
+  it('drops a replica at once on a connection error, and takes it back only on a check made after it', () => {
+    const { at, primary, replicas, logs } = setUp({ maxLagMs: 3000 });
+    at(0).apply([reading(0, 0)]);
+    at(100);
+    replicas[0].queries.emit('error', new Error('terminating connection'));
+    expect(at(100).pick()).toBe(primary);
+    expect(at(100).status()[1].reason).toBe('connection lost (terminating connection)');
+    at(150).apply([reading(0, 50)]); // sent before the error: tells nothing about now
+    expect(at(150).pick()).toBe(primary);
+    at(300).apply([reading(0, 200)]);
+    expect(at(300).pick()).toBe(replicas[0]);
+    expect(logs).toEqual([
+      'replica 1 (postgres://127.0.0.1:5432/replica_1) leaves the read rotation: connection lost (terminating connection)',
+      'replica 1 (postgres://127.0.0.1:5432/replica_1) is back in the read rotation',
+    ]);
+  });
+
+  it('told: start() returns once the first readings have come', async () => {
+    const { router } = setUp({ checkMs: 60000 });
+    const started = router.start();
+    router.apply([reading(0, Date.now())]);
+    await expect(started).resolves.toBeUndefined();
+  });
+});
+
+describe('LagWatch: the checks behind the readings', () => {
+  it('stamps each reading with the time its check was sent, and logs only what changes the verdict', async () => {
+    let now = 1000;
+    const lags = [0, 10, 5000, 20, null];
+    const logs: string[] = [];
+    const rounds: Array<Array<LagReading | undefined>> = [];
+    const watch = new LagWatch(
+      [{ name: 'replica 1', address: '127.0.0.1:5433/db', url: 'postgres://127.0.0.1:5433/db' }],
+      {
+        maxLagMs: 3000,
+        checkMs: 1000,
+        now: () => now,
+        measure: async () => {
+          const lag = lags.shift();
+          now += 7; // the check itself takes time, after it was sent
+          if (lag === null || lag === undefined) throw new Error('connection refused');
+          return lag;
+        },
+        log: (m) => logs.push(m),
+      },
+      (readings) => rounds.push(readings),
+    );
+    for (let i = 0; i < 5; i++) {
+      await watch.checkAll();
+      now += 1000;
+    }
+    expect(rounds.map((r) => r[0])).toEqual([
+      { lagMs: 0, at: 1000 },
+      { lagMs: 10, at: 2007 },
+      { lagMs: 5000, at: 3014 },
+      { lagMs: 20, at: 4021 },
+      { lagMs: null, at: 5028, error: 'connection refused' },
+    ]);
+    expect(logs).toEqual([
+      'replica 1 (127.0.0.1:5433/db) is in the read rotation (0 ms behind)',
+      'replica 1 (127.0.0.1:5433/db) leaves the read rotation: replay is 5000 ms behind (REPLICA_MAX_LAG_MS 3000)',
+      'replica 1 (127.0.0.1:5433/db) is in the read rotation (20 ms behind)',
+      'replica 1 (127.0.0.1:5433/db) leaves the read rotation: check failed (connection refused)',
+    ]);
+  });
+
+  it('keeps the newer reading when an older check ends last', async () => {
+    let now = 0;
+    const ends: Array<() => void> = [];
+    const watch = new LagWatch(
+      [{ name: 'replica 1', address: 'a', url: 'postgres://a/b' }],
+      {
+        maxLagMs: 3000,
+        checkMs: 1000,
+        now: () => now,
+        // The first check finds 100 ms, the second 200 ms.
+        measure: (): Promise<number> =>
+          new Promise((resolve) =>
+            ends.push(
+              (
+                (lag) => () =>
+                  resolve(lag)
+              )((ends.length + 1) * 100),
+            ),
+          ),
+      },
+      () => undefined,
+    );
+    const slow = watch.checkAll();
+    now = 1000;
+    const fast = watch.checkAll();
+    ends[1]();
+    await fast;
+    ends[0]();
+    await slow;
+    expect(watch.latest()[0]).toEqual({ lagMs: 200, at: 1000 });
+  });
+});
