@@ -13,6 +13,8 @@ import { pendingMigrations } from './db/migrate';
 import { createPool } from './db/pool';
 import { serveWorkerMetrics } from './http/metrics';
 import { addressOf, ReadRouter, type ReadTarget } from './db/replicas';
+import { readingsFromSupervisor, watchForWorkers } from './db/replica-lag';
+import { Shutdown } from './shutdown';
 import { embeddedPsql, urlPsql } from './db/psql-line';
 
 const log = (message: string) => console.log(message);
@@ -72,10 +74,11 @@ async function stopDatabases(database: Database): Promise<void> {
 
 /**
  * WEB_CONCURRENCY > 1: this process owns the databases and runs that many HTTP workers on one port
- * (node:cluster), replacing any that dies. SIGTERM or SIGINT stops every worker the way a single
- * process stops (requests in flight finish, within SHUTDOWN_TIMEOUT_MS), then the databases.
+ * (node:cluster), replacing any that dies. It checks the replicas' lag for all the workers, which read
+ * by its readings (src/db/replica-lag.ts). SIGTERM or SIGINT stops every worker the way a single
+ * process stops (src/shutdown.ts), then the databases.
  */
-function supervise(config: Config, database: Database, demo: DemoCredentials | undefined): void {
+async function supervise(config: Config, database: Database, demo: DemoCredentials | undefined): Promise<void> {
   const env = {
     DATABASE_URL: database.url,
     DATABASE_REPLICA_URLS: database.replicaUrls.join(','),
@@ -105,12 +108,22 @@ function supervise(config: Config, database: Database, demo: DemoCredentials | u
     setTimeout(() => (stopping ? undefined : fork()), lived < 5000 ? 1000 : 0);
   });
   serveWorkerMetrics();
+  // One watch for every worker: a client's reads cannot go back in time from one worker to the next.
+  const lag = watchForWorkers(
+    database.replicaUrls.map((url, i) => ({ name: `replica ${i + 1}`, address: addressOf(url), url })),
+    { ...config.replicas, log: (message) => (stopping ? undefined : log(message)) },
+  );
+  await lag.start();
   for (let i = 0; i < config.webConcurrency; i++) fork();
 
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log(`${signal}: the workers finish their requests in flight, then stop`);
+    lag.stop();
+    log(
+      `${signal}: the workers answer 503 on /health/ready, accept new connections for ${config.shutdownDrainMs} ms more ` +
+        `(SHUTDOWN_DRAIN_MS), then give requests in flight ${config.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS), then stop`,
+    );
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w));
     // A worker still loading its code when told to stop ends by the signal itself: it had nothing in flight.
     const exits = workers.map(
@@ -120,11 +133,13 @@ function supervise(config: Config, database: Database, demo: DemoCredentials | u
         ),
     );
     for (const worker of workers) worker.process.kill('SIGTERM');
-    // Each worker keeps SHUTDOWN_TIMEOUT_MS itself; this is its last resort.
+    // Each worker keeps SHUTDOWN_DRAIN_MS and SHUTDOWN_TIMEOUT_MS itself; this is its last resort (and
+    // the one stop that is not orderly: status 1).
+    const bound = config.shutdownDrainMs + config.shutdownTimeoutMs + 5000;
     const late = setTimeout(() => {
-      console.error(`Workers did not stop within ${config.shutdownTimeoutMs} ms; ending them`);
+      console.error(`Workers did not stop within ${bound} ms; ending them`);
       for (const worker of workers) worker.process.kill('SIGKILL');
-    }, config.shutdownTimeoutMs + 2000);
+    }, bound);
     void Promise.all(exits).then(async (codes) => {
       clearTimeout(late);
       await stopDatabases(database);
@@ -169,10 +184,12 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
     replicas,
     {
       ...config.replicas,
-      // Each worker checks the replicas itself; its supervisor's output says it once per worker.
+      // A worker reads by its supervisor's checks (told), and says only what it meets itself.
+      told: cluster.isWorker,
       log: (message) => (stopping ? undefined : log(owner ? message : `[worker ${process.pid}] ${message}`)),
     },
   );
+  if (cluster.isWorker) readingsFromSupervisor(reads);
   await reads.start();
   if (owner && !database.embedded) await warnIfNotMigrated(database.url, log);
   let tokens: TokenCache | undefined;
@@ -185,37 +202,42 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
   } else if (owner || cluster.worker?.id === 1) {
     console.warn('WARNING: AUTH=off: the API answers anyone who can reach it, without a token. Personal data is exposed.');
   }
-  const app = createApp({ pool, streamPool, adminPool, reads, config, tokens });
+  const shutdown = new Shutdown({
+    drainMs: config.shutdownDrainMs,
+    timeoutMs: config.shutdownTimeoutMs,
+    owner,
+    log: (message) => log(owner ? message : `[worker ${process.pid}] ${message}`),
+    cleanUp: async () => {
+      tokens?.stop();
+      reads.stop();
+      const pools = [pool, streamPool, adminPool, ...replicas.flatMap((r) => [r.queries, r.streams, ...(r.admin ? [r.admin] : [])])];
+      // A cut stream gives its connection back once its statement is cancelled; none waits past a second.
+      await settledWithin(Promise.all(pools.map((p) => p.end())), 1000);
+      if (owner) {
+        await stopDatabases(database);
+        log('Stopped.');
+      }
+    },
+  });
+  const app = createApp({ pool, streamPool, adminPool, reads, config, tokens, stopping: () => shutdown.stopping });
 
   const server: Server = app.listen(config.port, config.host, () => {
     const address = server.address();
     if (owner) printBanner(config, database, typeof address === 'object' && address ? address.port : config.port, demo);
   });
+  shutdown.track(server);
 
   stop = (signal: string) => {
-    if (stopping) return;
     stopping = true;
-    if (owner) log(`${signal}: finishing requests in flight, then stopping`);
-    setTimeout(() => {
-      console.error(`Requests did not finish within ${config.shutdownTimeoutMs} ms; exiting anyway`);
-      // The embedded server is stopped all the same (its fast shutdown ends the statements still running).
-      void (owner ? stopDatabases(database) : Promise.resolve()).finally(() => process.exit(1));
-    }, config.shutdownTimeoutMs).unref();
-    server.close(async () => {
-      tokens?.stop();
-      reads.stop();
-      const pools = [pool, streamPool, adminPool, ...replicas.flatMap((r) => [r.queries, r.streams, ...(r.admin ? [r.admin] : [])])];
-      await Promise.all(pools.map((p) => p.end())).catch(() => undefined);
-      if (owner) {
-        await stopDatabases(database);
-        log('Stopped.');
-      }
-      process.exit(0);
-    });
-    // A keep-alive connection whose last answer has just ended would otherwise hold close() open.
-    setInterval(() => server.closeIdleConnections(), 200).unref();
-    server.closeIdleConnections();
+    shutdown.begin(signal);
   };
+}
+
+/** Waits for `work`, but no longer than `ms`. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 /** An external database is never migrated behind its owner's back, but a forgotten migration is named. */

@@ -81,7 +81,7 @@ describe('WEB_CONCURRENCY=2', () => {
   });
 
   it('replaces a worker that dies, and stops every worker and then itself on SIGTERM', () =>
-    withServer({ WEB_CONCURRENCY: '2' }, async ({ child, base, output }) => {
+    withServer({ WEB_CONCURRENCY: '2', SHUTDOWN_DRAIN_MS: '0' }, async ({ child, base, output }) => {
       await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
       const [doomed] = workersOf(child.pid!);
       process.kill(doomed, 'SIGKILL');

@@ -51,3 +51,16 @@ describe('TRUST_PROXY: whose X-Forwarded-* to believe, never anyone’s', () => 
     expect(() => trust('99')).toThrow(/TRUST_PROXY must be off, 1 to 10 hops/);
   });
 });
+
+describe('stopping', () => {
+  it('keeps the listener open SHUTDOWN_DRAIN_MS after the signal, 5 s unless said otherwise (0: none)', () => {
+    expect(loadConfig({}).shutdownDrainMs).toBe(5000);
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs).toBe(0);
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: '15000' }).shutdownDrainMs).toBe(15000);
+    for (const bad of ['-1', '2.5', 'soon', '3600001']) {
+      expect(() => loadConfig({ SHUTDOWN_DRAIN_MS: bad })).toThrow(
+        `SHUTDOWN_DRAIN_MS must be a whole number from 0 to 3600000, got "${bad}"`,
+      );
+    }
+  });
+});

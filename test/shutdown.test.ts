@@ -6,15 +6,16 @@ import { alive, startEmbedded } from '../src/db/embedded';
 import { buildOnce, exited, startServer } from './support/server-process';
 import { eventually } from './support/wait';
 
-// The built server as a real process: SIGTERM lets requests in flight finish, then it exits.
+// The built server as a real process: SIGTERM fails readiness, drains, lets requests in flight finish
+// (or cuts them, saying so), then it exits 0.
 jest.setTimeout(90000);
 beforeAll(buildOnce);
 
 /** Starts a large download and holds it paused after its first chunk. */
-function heldDownload(url: string) {
+function heldDownload(url: string, headers: Record<string, string> = {}) {
   return new Promise<{ res: http.IncomingMessage; chunks: Buffer[] }>((resolve, reject) => {
     http
-      .get(url, (res) => {
+      .get(url, { headers }, (res) => {
         const chunks: Buffer[] = [];
         res.once('data', (chunk: Buffer) => {
           chunks.push(chunk);
@@ -26,38 +27,69 @@ function heldDownload(url: string) {
   });
 }
 
+/** A GET on a new connection: its status, or the connection's error code (ECONNREFUSED once the listener has closed). */
+function statusOf(url: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
 describe('SIGTERM', () => {
-  it('stops accepting, finishes the request in flight completely, then exits 0', async () => {
-    const { child, base } = await startServer({});
+  it('fails readiness at once, accepts new connections for SHUTDOWN_DRAIN_MS, then cuts the export still running, logs it and exits 0', async () => {
+    const { child, base, output } = await startServer({ SHUTDOWN_DRAIN_MS: '1500', SHUTDOWN_TIMEOUT_MS: '300' });
+    expect(await statusOf(`${base}/health/ready`)).toBe(200);
+    const { res } = await heldDownload(`${base}/v2/patrollerchecks`, { 'X-Request-Id': 'held-export-1' });
+    res.on('error', () => undefined);
+    const exit = exited(child);
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    // The balancer's check fails first, while the service still answers everything else on new connections.
+    await eventually(async () => (await statusOf(`${base}/health/ready`)) === 503, { ms: 1000, what: 'readiness 503 after SIGTERM' });
+    expect(await statusOf(`${base}/health/live`)).toBe(200);
+    expect(await statusOf(`${base}/v2/questioner?country_id=1`)).toBe(200);
+    // Then the listener closes: new connections are refused, not before the drain is over.
+    await eventually(async () => (await statusOf(`${base}/health/live`)) === 'ECONNREFUSED', { ms: 5000, what: 'connections refused' });
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(1500);
+    // The export still held after SHUTDOWN_TIMEOUT_MS is cut, and said so; the stop is orderly all the same.
+    expect(await exit).toBe(0);
+    expect(output()).toMatch(/Cut at shutdown: GET \/v2\/patrollerchecks \(request held-export-1\) was still running after \d+ ms/);
+    expect(output()).toMatch(/Stopped\./);
+    res.destroy();
+  });
+
+  it('lets a request in flight finish completely within SHUTDOWN_TIMEOUT_MS, cutting nothing, and exits 0', async () => {
+    const { child, base, output } = await startServer({ SHUTDOWN_DRAIN_MS: '200' });
     const { res, chunks } = await heldDownload(`${base}/v2/patrollerchecks`);
     const exit = exited(child);
     child.kill('SIGTERM');
-    // New connections are refused while the old answer is still going.
-    const refused = () =>
-      new Promise<boolean>((resolve) => {
-        const req = http.get(`${base}/health/live`, (res) => {
-          res.resume();
-          resolve(false);
-        });
-        req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-      });
-    await eventually(refused, { ms: 5000, what: 'new connections refused after SIGTERM' });
+    await eventually(async () => (await statusOf(`${base}/health/live`)) === 'ECONNREFUSED', { ms: 5000, what: 'connections refused' });
     res.on('data', (chunk: Buffer) => chunks.push(chunk));
     await new Promise((resolve) => res.on('end', resolve).resume());
     const checks = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     expect(checks.length).toBeGreaterThan(1000);
     expect(await exit).toBe(0);
+    expect(output()).not.toMatch(/Cut at shutdown/);
   });
 
-  it('exits anyway, with status 1, when a request outlasts SHUTDOWN_TIMEOUT_MS', async () => {
-    const { child, base, output } = await startServer({ SHUTDOWN_TIMEOUT_MS: '500' });
-    const { res } = await heldDownload(`${base}/v2/patrollerchecks`);
-    const started = Date.now();
+  it('under the supervisor (WEB_CONCURRENCY=2): every worker fails readiness, drains, cuts its export, and the service exits 0', async () => {
+    const { child, base, output } = await startServer({ WEB_CONCURRENCY: '2', SHUTDOWN_DRAIN_MS: '1000', SHUTDOWN_TIMEOUT_MS: '300' });
+    const { res } = await heldDownload(`${base}/v2/patrollerchecks`, { 'X-Request-Id': 'held-export-2' });
+    res.on('error', () => undefined);
     const exit = exited(child);
     child.kill('SIGTERM');
-    expect(await exit).toBe(1);
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(output()).toMatch(/did not finish within 500 ms/);
+    // Two new connections in a row: the workers take them in turn, and both say they are stopping.
+    await eventually(async () => (await statusOf(`${base}/health/ready`)) === 503 && (await statusOf(`${base}/health/ready`)) === 503, {
+      ms: 1000,
+      what: 'readiness 503 from both workers',
+    });
+    expect(await statusOf(`${base}/health/live`)).toBe(200);
+    expect(await exit).toBe(0);
+    expect(output()).toMatch(/\[worker \d+\] Cut at shutdown: GET \/v2\/patrollerchecks \(request held-export-2\)/);
     res.destroy();
   });
 });
@@ -72,28 +104,33 @@ describe('the embedded default when the service does not stop it itself', () => 
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('stops its PostgreSQL too when a request outlasts SHUTDOWN_TIMEOUT_MS', async () => {
-    const { child, base, output } = await startServer({ DATABASE_URL: '', EMBEDDED_PG_DIR: dataDir(), SHUTDOWN_TIMEOUT_MS: '500' });
+  it('stops its PostgreSQL too when a request outlasts SHUTDOWN_TIMEOUT_MS (cut, and still an orderly stop)', async () => {
+    const { child, base, output } = await startServer({
+      DATABASE_URL: '',
+      EMBEDDED_PG_DIR: dataDir(),
+      SHUTDOWN_DRAIN_MS: '0',
+      SHUTDOWN_TIMEOUT_MS: '500',
+    });
     const pid = postmasterPid();
     const { res } = await heldDownload(`${base}/v2/patrollerchecks`);
     res.on('error', () => undefined);
     const exit = exited(child);
     child.kill('SIGTERM');
-    expect(await exit).toBe(1);
-    expect(output()).toMatch(/did not finish within 500 ms/);
+    expect(await exit).toBe(0);
+    expect(output()).toMatch(/Cut at shutdown: GET \/v2\/patrollerchecks/);
     expect(alive(pid)).toBe(false);
     res.destroy();
   });
 
   it('takes over a PostgreSQL left running by a killed start, and stops it with itself', async () => {
-    const first = await startServer({ DATABASE_URL: '', EMBEDDED_PG_DIR: dataDir() });
+    const first = await startServer({ DATABASE_URL: '', EMBEDDED_PG_DIR: dataDir(), SHUTDOWN_DRAIN_MS: '0' });
     const pid = postmasterPid();
     const killed = exited(first.child);
     first.child.kill('SIGKILL');
     await killed;
     expect(alive(pid)).toBe(true); // nobody stopped it
 
-    const second = await startServer({ DATABASE_URL: '', EMBEDDED_PG_DIR: dataDir() });
+    const second = await startServer({ DATABASE_URL: '', EMBEDDED_PG_DIR: dataDir(), SHUTDOWN_DRAIN_MS: '0' });
     expect(second.output()).toMatch(new RegExp(`left running by an earlier start \\(pid ${pid}\\)`));
     expect((await new Promise<http.IncomingMessage>((resolve) => http.get(`${second.base}/v2/questioner`, resolve))).statusCode).toBe(200);
     const exit = exited(second.child);
@@ -109,7 +146,10 @@ describe('Ctrl-C under the embedded default', () => {
     fs.chmodSync(dir, 0o755);
     try {
       // Its own process group, as a terminal's foreground job: Ctrl-C signals every process in it.
-      const { child, base } = await startServer({ DATABASE_URL: '', EMBEDDED_PG_DIR: path.join(dir, 'pg') }, { detached: true });
+      const { child, base } = await startServer(
+        { DATABASE_URL: '', EMBEDDED_PG_DIR: path.join(dir, 'pg'), SHUTDOWN_DRAIN_MS: '500' },
+        { detached: true },
+      );
       const postmasterPid = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
       // A download in flight keeps the service up until after PostgreSQL has gone.
       const { res } = await heldDownload(`${base}/v2/patrollerchecks`);
