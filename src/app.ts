@@ -75,7 +75,7 @@ export function createApp({
           tokens,
           perMinute: config.auth.perMinute,
           failuresPerMinute: config.auth.failuresPerMinute,
-          stores: rateLimitStores(pool, config.auth.rateLimitStore),
+          stores: rateLimitStores(pool, config.auth.rateLimitStore, log),
         }
       : undefined;
   const streamLimit = new StreamLimit(config.streamsPerToken);

@@ -1,5 +1,7 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Pool } from '../db/pool';
+import { isDatabaseUnavailable } from '../http/errors';
+import { throttled, type Logger } from '../http/failure-log';
 
 // A fixed window per key: the first hit after the window has passed starts a new one.
 const INCREMENT = `
@@ -17,6 +19,10 @@ const SWEEP_MS = 60000;
  * An express-rate-limit store in PostgreSQL (access.rate_limits, on the primary): every process and
  * every instance of the service counts in the same rows, one statement per counted request. The
  * `prefix` keeps the limits apart (per-token, auth failures, sign-in failures).
+ *
+ * With the database away, a request passes uncounted (as express-rate-limit's passOnStoreError would
+ * let it) and the failure is logged here, one line per second at most: the library's own report is the
+ * whole error with its stack, for every request.
  */
 export class PostgresRateLimitStore implements Store {
   readonly localKeys = false;
@@ -26,7 +32,20 @@ export class PostgresRateLimitStore implements Store {
   constructor(
     private readonly pool: Pool,
     readonly prefix: string,
+    private readonly log: Logger = console.error,
   ) {}
+
+  /** `fallback` when the database is away (logged, throttled); any other error is thrown, for the bug it is. */
+  private async orWhenAway<T>(work: Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      const reason = `rate limit ${this.prefix.replace(/:$/, '')} not counted, the database is away: ${(error as Error).message}`;
+      throttled(this.log).write(reason, reason);
+      return fallback;
+    }
+  }
 
   init(options: Options): void {
     this.windowMs = options.windowMs;
@@ -36,25 +55,27 @@ export class PostgresRateLimitStore implements Store {
   }
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
-    const { rows } = await this.pool.query('SELECT hits, reset_at FROM access.rate_limits WHERE key = $1 AND reset_at > now()', [
-      this.prefix + key,
-    ]);
-    return rows[0] ? { totalHits: rows[0].hits, resetTime: rows[0].reset_at } : undefined;
+    const found = this.pool
+      .query('SELECT hits, reset_at FROM access.rate_limits WHERE key = $1 AND reset_at > now()', [this.prefix + key])
+      .then(({ rows }) => rows[0] as { hits: number; reset_at: Date } | undefined);
+    const row = await this.orWhenAway(found, undefined);
+    return row ? { totalHits: row.hits, resetTime: row.reset_at } : undefined;
   }
 
   async increment(key: string): Promise<ClientRateLimitInfo> {
-    const { rows } = await this.pool.query(INCREMENT, [this.prefix + key, this.windowMs]);
-    return { totalHits: rows[0].hits, resetTime: rows[0].reset_at };
+    const counted = this.pool.query(INCREMENT, [this.prefix + key, this.windowMs]).then(({ rows }) => rows[0]);
+    // Uncounted: the request is this window's first, as far as anyone can tell.
+    const row = await this.orWhenAway(counted, { hits: 1, reset_at: new Date(Date.now() + this.windowMs) });
+    return { totalHits: row.hits, resetTime: row.reset_at };
   }
 
   async decrement(key: string): Promise<void> {
-    await this.pool.query('UPDATE access.rate_limits SET hits = greatest(hits - 1, 0) WHERE key = $1 AND reset_at > now()', [
-      this.prefix + key,
-    ]);
+    const sql = 'UPDATE access.rate_limits SET hits = greatest(hits - 1, 0) WHERE key = $1 AND reset_at > now()';
+    await this.orWhenAway(this.pool.query(sql, [this.prefix + key]), undefined);
   }
 
   async resetKey(key: string): Promise<void> {
-    await this.pool.query('DELETE FROM access.rate_limits WHERE key = $1', [this.prefix + key]);
+    await this.orWhenAway(this.pool.query('DELETE FROM access.rate_limits WHERE key = $1', [this.prefix + key]), undefined);
   }
 
   shutdown(): void {
@@ -65,6 +86,6 @@ export class PostgresRateLimitStore implements Store {
 /** The store of one limit: PostgreSQL (shared by all processes), or undefined for express-rate-limit's memory store (this process alone). */
 export type RateLimitStores = (prefix: string) => Store | undefined;
 
-export function rateLimitStores(pool: Pool, kind: 'postgres' | 'memory'): RateLimitStores {
-  return (prefix) => (kind === 'postgres' ? new PostgresRateLimitStore(pool, prefix) : undefined);
+export function rateLimitStores(pool: Pool, kind: 'postgres' | 'memory', log?: Logger): RateLimitStores {
+  return (prefix) => (kind === 'postgres' ? new PostgresRateLimitStore(pool, prefix, log) : undefined);
 }

@@ -1,9 +1,11 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { failureLine, HttpError, toHttpError } from '../http/errors';
+import { HttpError, logFailure, toHttpError } from '../http/errors';
 import { clientGone } from '../api/v2/problem';
 import { renderToString, signedIn } from './render';
 
-export type Logger = (message: string) => void;
+import type { Logger } from '../http/failure-log';
+
+export type { Logger };
 
 /** Unmatched admin paths: 404 for GET and HEAD, 405 for other methods. */
 export const notFound: RequestHandler = (req: Request) => {
@@ -22,7 +24,7 @@ export function adminErrorHandler(log: Logger): ErrorRequestHandler {
     if (clientGone(thrown, req, res, log)) return;
     const error = toHttpError(thrown);
     const requestId = String(res.locals.requestId ?? '');
-    if (error.status >= 500) log(failureLine(requestId, req.method, req.originalUrl, error.status, error.options.cause ?? thrown));
+    if (error.status >= 500) logFailure(log, requestId, req.method, req.originalUrl, error.status, error.options.cause ?? thrown);
     if (res.headersSent) {
       // Part of a download is out; ending it cleanly would pass a truncated file off as complete.
       res.destroy();

@@ -1,3 +1,5 @@
+import { throttled, type Logger } from './failure-log';
+
 // One error type for every surface: the API renders it as problem+json, the admin pages as HTML.
 export type FieldErrors = Record<string, string[]>;
 
@@ -109,6 +111,16 @@ function reasonOf(error: unknown): string {
   const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
   const text = typeof message === 'string' && message ? message : Array.isArray(errors) ? errors.map(reasonOf).join('; ') : String(error);
   return typeof code === 'string' && !text.includes(code) && code !== 'CLIENT_GONE' ? `${code} ${text}` : text;
+}
+
+/**
+ * Logs a failed request: failureLine(), but a database failure through the log's ThrottledLog, at most
+ * one line per reason and second (with the database away, every request fails the same way).
+ */
+export function logFailure(log: Logger, requestId: string, method: string, url: string, status: number | string, cause: unknown): void {
+  const line = failureLine(requestId, method, url, status, cause);
+  if (isDatabaseUnavailable(cause)) throttled(log).write(`${status}: ${reasonOf(cause)}`, line);
+  else log(line);
 }
 
 /**

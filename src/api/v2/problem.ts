@@ -1,7 +1,9 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import { failureLine, isClientGone, toHttpError, type HttpError } from '../../http/errors';
+import { failureLine, isClientGone, logFailure, toHttpError, type HttpError } from '../../http/errors';
 
-export type Logger = (message: string) => void;
+import type { Logger } from '../../http/failure-log';
+
+export type { Logger };
 
 /** Writes an HttpError as RFC 9457 problem+json. */
 export function sendProblem(res: Response, error: HttpError): void {
@@ -39,7 +41,7 @@ export function problemHandler(log: Logger): ErrorRequestHandler {
     if (clientGone(thrown, req, res, log)) return;
     const error = toHttpError(thrown);
     if (error.status >= 500)
-      log(failureLine(res.locals.requestId, req.method, req.originalUrl, error.status, error.options.cause ?? thrown));
+      logFailure(log, res.locals.requestId, req.method, req.originalUrl, error.status, error.options.cause ?? thrown);
     if (res.headersSent) {
       // Part of a body is out; ending it cleanly would pass a truncated array off as complete.
       res.destroy();
