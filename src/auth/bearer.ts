@@ -38,16 +38,23 @@ export function requireBearer(tokens: TokenCache, failuresPerMinute: number, sto
         headers: { 'Retry-After': '5' },
       });
     }
-    const access = match ? tokens.check(match[1]) : undefined;
-    if (access) {
+    const refuse = () => {
+      const refusal = match
+        ? unauthorized('The API token is unknown, revoked or expired.', 'invalid_token')
+        : unauthorized('Send an API token in the header Authorization: Bearer <token>.');
+      // Counted first: past the limit this answers 429, otherwise the 401.
+      void failures(req, res, (error?: unknown) => next(error ?? refusal));
+    };
+    const admit = (access: TokenAccess | undefined) => {
+      if (!access) return refuse();
       res.locals.access = access;
-      return next();
-    }
-    const refusal = match
-      ? unauthorized('The API token is unknown, revoked or expired.', 'invalid_token')
-      : unauthorized('Send an API token in the header Authorization: Bearer <token>.');
-    // Counted first: past the limit this answers 429, otherwise the 401.
-    void failures(req, res, (error?: unknown) => next(error ?? refusal));
+      next();
+    };
+    if (!match) return refuse();
+    const known = tokens.check(match[1]);
+    // A token made since the last reload is looked up (bounded, see TokenCache.lookUp), not refused.
+    if (known) admit(known);
+    else tokens.lookUp(match[1]).then(admit, next);
   };
 }
 

@@ -61,6 +61,25 @@ export async function listTokens(db: Queryable) {
   return rows;
 }
 
+/** The live tokens: not revoked, not expired. */
+const LIVE_TOKENS = `
+  SELECT id, name, company_id, encode(token_sha256, 'hex') AS hash, extract(epoch FROM expires_at) * 1000 AS expires
+    FROM access.api_tokens WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+
+/** How long a token looked up and not found is refused without another lookup. */
+export const NOT_FOUND_MS = 5000;
+/** Most lookups of unknown tokens per second and process. */
+export const LOOKUPS_PER_SECOND = 20;
+/** The not-found list is emptied past this many entries (a flood of random tokens). */
+const MAX_NOT_FOUND = 10000;
+
+function cached(row: { id: string; name: string; company_id: string | null; expires: number | null }): CachedToken {
+  return {
+    access: Object.freeze({ id: row.id, name: row.name, companyId: row.company_id }),
+    expiresAt: row.expires === null ? null : Number(row.expires),
+  };
+}
+
 interface CachedToken {
   /** What a request with this token may see: one frozen object, handed to every such request. */
   access: Readonly<TokenAccess>;
@@ -81,6 +100,13 @@ export class TokenCache {
    */
   private presented = new Map<string, CachedToken>();
   private used = new Map<string, number>();
+  /**
+   * Tokens of the right shape looked up and not found, by hash, until when they stay refused without
+   * asking again: a client retrying a bad token costs the database one statement per NOT_FOUND_MS.
+   */
+  private notFound = new Map<string, number>();
+  /** Lookups started in the current second, bounded by LOOKUPS_PER_SECOND. */
+  private lookups = { second: 0, count: 0 };
   private timer?: NodeJS.Timeout;
   private loaded = false;
 
@@ -120,6 +146,40 @@ export class TokenCache {
     return found.access;
   }
 
+  /**
+   * A token the last reload did not have: looked up in the database at once, so that a token made a
+   * moment ago works on its first request, not only after the next reload. A token not found stays
+   * refused without a lookup for NOT_FOUND_MS, and at most LOOKUPS_PER_SECOND lookups run per second
+   * (past them a new token waits for the reload, as before): guessing cannot load the database.
+   */
+  async lookUp(token: string): Promise<TokenAccess | undefined> {
+    if (!TOKEN_SHAPE.test(token)) return undefined;
+    const hash = sha256(token);
+    const key = hash.toString('hex');
+    const now = Date.now();
+    if ((this.notFound.get(key) ?? 0) > now || !this.mayLookUp(now)) return undefined;
+    let rows: Array<{ id: string; name: string; company_id: string | null; expires: number | null }>;
+    try {
+      ({ rows } = await this.pool.query(`${LIVE_TOKENS} AND token_sha256 = $1`, [hash]));
+    } catch (error) {
+      this.log(`could not look up an API token: ${(error as Error).message}`);
+      return undefined;
+    }
+    if (!rows.length) {
+      if (this.notFound.size >= MAX_NOT_FOUND) this.notFound.clear();
+      this.notFound.set(key, now + NOT_FOUND_MS);
+      return undefined;
+    }
+    this.tokens.set(key, cached(rows[0]));
+    return this.check(token);
+  }
+
+  private mayLookUp(now: number): boolean {
+    const second = Math.floor(now / 1000);
+    if (this.lookups.second !== second) this.lookups = { second, count: 0 };
+    return ++this.lookups.count <= LOOKUPS_PER_SECOND;
+  }
+
   async refresh(): Promise<void> {
     try {
       if (this.used.size) {
@@ -131,20 +191,10 @@ export class TokenCache {
           [used.map(([id]) => id), used.map(([, at]) => new Date(at))],
         );
       }
-      const { rows } = await this.pool.query(
-        `SELECT id, name, company_id, encode(token_sha256, 'hex') AS hash, extract(epoch FROM expires_at) * 1000 AS expires
-           FROM access.api_tokens WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-      );
-      this.tokens = new Map(
-        rows.map((r) => [
-          r.hash,
-          {
-            access: Object.freeze({ id: r.id, name: r.name, companyId: r.company_id }),
-            expiresAt: r.expires === null ? null : Number(r.expires),
-          },
-        ]),
-      );
+      const { rows } = await this.pool.query(LIVE_TOKENS);
+      this.tokens = new Map(rows.map((r) => [r.hash, cached(r)]));
       this.presented = new Map();
+      this.notFound = new Map();
       this.loaded = true;
     } catch (error) {
       this.log(`could not reload API tokens: ${(error as Error).message}`);
