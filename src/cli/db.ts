@@ -1,13 +1,15 @@
 // npm run db:migrate | npm run db:seed -- [--riders N] [--seed S]
 // Works on DATABASE_URL, or on the embedded server when it is not set.
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/bootstrap';
+import { commandLine, runCommand } from './run';
 import { migrateDatabase } from '../db/migrate';
 import { DEFAULT_DEMO, seedDemo } from '../../db/seeds/demo';
 
-const usage = 'usage: db.js migrate | seed [--riders N] [--seed S]';
+const usage = `usage:
+  npm run db:migrate
+  npm run db:seed -- [--riders N] [--seed S]`;
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -16,10 +18,7 @@ function positiveInteger(name: string, raw: string | undefined, fallback: number
 }
 
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: { riders: { type: 'string' }, seed: { type: 'string' } },
-  });
+  const { positionals, values } = commandLine(usage, { riders: { type: 'string' }, seed: { type: 'string' } } as const);
   const command = positionals[0];
   if (command !== 'migrate' && command !== 'seed') throw new Error(usage);
 
@@ -62,7 +61,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runCommand(main);

@@ -1,3 +1,4 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/bootstrap';
@@ -21,4 +22,25 @@ export function runCommand(main: () => Promise<void>): void {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   });
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * The command line of a command whose usage is `usage`: `--help` (or `-h`) prints it and exits 0; an
+ * option it does not know is an error that names it, followed by the usage.
+ */
+export function commandLine<O extends Options>(usage: string, options: O) {
+  const config = { allowPositionals: true, options } as const;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
+  try {
+    parsed = parseArgs({ ...config, options: { ...options, help: { type: 'boolean', short: 'h' } } }) as typeof parsed;
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${usage}`);
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  return parsed;
 }

@@ -1,8 +1,7 @@
 // npm run supervisor -- create --username NAME [--3pl COMPANY]   (asks for the password, or reads SUPERVISOR_PASSWORD)
 // npm run supervisor -- disable --username NAME
-import { parseArgs } from 'node:util';
 import readline from 'node:readline/promises';
-import { runCommand, withDatabaseClient } from './run';
+import { commandLine, runCommand, withDatabaseClient } from './run';
 import { MIN_PASSWORD_LENGTH, createSupervisor, disableSupervisor } from '../auth/supervisors';
 
 const usage = `usage:
@@ -23,10 +22,7 @@ async function askPassword(): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: { username: { type: 'string' }, '3pl': { type: 'string' } },
-  });
+  const { positionals, values } = commandLine(usage, { username: { type: 'string' }, '3pl': { type: 'string' } } as const);
   const [command] = positionals;
   const username = values.username;
   if (!['create', 'disable'].includes(command) || !username) throw new Error(usage);

@@ -2,8 +2,7 @@
 // npm run token -- revoke NAME_OR_ID
 // npm run token -- list
 // Works on DATABASE_URL, or on the embedded server when it is not set.
-import { parseArgs } from 'node:util';
-import { runCommand, withDatabaseClient } from './run';
+import { commandLine, runCommand, withDatabaseClient } from './run';
 import { createToken, listTokens, revokeToken } from '../auth/tokens';
 
 const usage = `usage:
@@ -12,10 +11,11 @@ const usage = `usage:
   npm run token -- list`;
 
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: { name: { type: 'string' }, '3pl': { type: 'string' }, 'expires-days': { type: 'string' } },
-  });
+  const { positionals, values } = commandLine(usage, {
+    name: { type: 'string' },
+    '3pl': { type: 'string' },
+    'expires-days': { type: 'string' },
+  } as const);
   const [command, target] = positionals;
   if (!['create', 'revoke', 'list'].includes(command)) throw new Error(usage);
   if (command === 'create' && !values.name) throw new Error(`create needs --name\n${usage}`);
