@@ -17,6 +17,7 @@ import { createMetrics } from './http/metrics';
 import { accessLog } from './http/access-log';
 import { requestId } from './http/request-id';
 import { inSequence } from './http/in-sequence';
+import { parseQuery } from './http/query-parser';
 import { securityHeaders } from './http/security-headers';
 import { apiCors } from './http/cors';
 import { StreamLimit } from './http/stream-limit';
@@ -88,7 +89,8 @@ export function createApp({
   // Every answer is made per request and sent with no-store: an ETag would only hash each body for nothing.
   app.set('etag', false);
   if (config.trustProxy !== false) app.set('trust proxy', config.trustProxy);
-  app.set('query parser', 'simple'); // flat string values; brackets stay in the name, where validation rejects them
+  // Flat string values (brackets stay in the name, where validation rejects them); broken encoding is a 400.
+  app.set('query parser', parseQuery);
 
   const pools = { queries: pool, streams: streamPool, ...(adminPool ? { admin: adminPool } : {}) };
   const metrics = createMetrics(pools, reads, config.metricsToken);

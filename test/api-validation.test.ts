@@ -123,6 +123,18 @@ describe('bad query parameters are a 400 problem naming the parameter', () => {
     expectInvalid(await get('/v2/product-exchanges?exchange_type=a%00'), 'exchange_type');
   });
 
+  it('rejects broken percent-encoding instead of searching for mangled text', async () => {
+    // A lone byte of a two-byte UTF-8 letter, a % without two hex digits, a cut three-byte sequence.
+    for (const bad of ['%C3', '%ZZ', 'Swift%20%E2%82', '100%']) {
+      const errors = expectInvalid(await get(`/v2/assign-list?3pl=${bad}`), '3pl');
+      expect(errors['3pl']).toEqual(['is not valid URL encoding: % must start a %XX pair, and the bytes must be UTF-8 text']);
+    }
+    // Only the broken one is named; well-encoded text (é, a space, a %) is searched as it is.
+    expectInvalid(await get('/v2/assign-list?3pl=%C3%A9&rider_id=%C3'), 'rider_id');
+    await get('/v2/assign-list?3pl=Caf%C3%A9+100%25').expect(200);
+    expect((await get('/admin/equipment/assignments?3pl=%C3')).status).toBe(400);
+  });
+
   it('reports every bad parameter of a request at once', async () => {
     const errors = expectInvalid(
       await get('/v2/patrollerchecks?rider_id=x&is_validation=maybe&check_date_to=2024-02-30'),
