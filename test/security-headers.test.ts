@@ -23,10 +23,22 @@ describe('securityHeaders', () => {
     ['as served over plain HTTP', { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }],
     ['behind TLS (TRUST_PROXY)', { contentSecurityPolicy: { directives: { upgradeInsecureRequests: [] } } }],
   ];
-  it.each(variants)('sends the same headers as helmet %s', async (_label, options) => {
+  it.each(variants)('sends the same headers as helmet %s, HSTS only over TLS', async (_label, options) => {
     const ours = await headersOf(securityHeaders(options));
     const theirs = await headersOf(helmet(options));
-    expect(strip(ours.headers)).toEqual(strip(theirs.headers));
+    const { 'strict-transport-security': hsts, ...rest } = strip(theirs.headers);
+    expect(hsts).toMatch(/^max-age=\d+/);
+    // Over plain HTTP: everything but HSTS.
+    expect(strip(ours.headers)).toEqual(rest);
+    // Over TLS (here: a trusted proxy saying so), helmet's HSTS as well.
+    const app = express().set('trust proxy', 'loopback').use(securityHeaders(options));
+    app.get('/', (_req, res) => void res.send('ok'));
+    const secure = await request(app).get('/').set('X-Forwarded-Proto', 'https');
+    expect(secure.headers['strict-transport-security']).toBe(hsts);
+    // From a proxy that is not trusted, the header says nothing.
+    const untrusted = express().use(securityHeaders(options));
+    untrusted.get('/', (_req, res) => void res.send('ok'));
+    expect((await request(untrusted).get('/').set('X-Forwarded-Proto', 'https')).headers['strict-transport-security']).toBeUndefined();
     expect(ours.headers['content-security-policy']).toContain("default-src 'self'");
     expect(ours.headers['x-powered-by']).toBeUndefined();
   });

@@ -35,10 +35,17 @@ export function securityHeaders(options: HelmetOptions): RequestHandler {
     plain = false;
   }
   if (!plain || !nextCalled) return middleware;
-  const sets = steps.flatMap((s) => ('set' in s ? [s.set] : []));
+  const isHsts = ([name]: [string, string]) => name.toLowerCase() === 'strict-transport-security';
+  const all = steps.flatMap((s) => ('set' in s ? [s.set] : []));
+  const sets = all.filter((set) => !isHsts(set));
+  const hsts = all.find(isHsts);
   const removes = steps.flatMap((s) => ('remove' in s ? [s.remove] : []));
-  return (_req, res, next) => {
+  return (req, res, next) => {
     for (const [name, value] of sets) res.setHeader(name, value);
+    // HSTS only on an answer that came over TLS (directly, or through a trusted proxy: TRUST_PROXY):
+    // over plain HTTP it is meaningless (RFC 6797 8.1), and a browser reaching the service by plain
+    // HTTP on another name must not be told to insist on an https that is not there.
+    if (hsts && req.secure) res.setHeader(hsts[0], hsts[1]);
     for (const name of removes) res.removeHeader(name);
     next();
   };
