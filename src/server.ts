@@ -1,7 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import crypto from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createApp } from './app';
+import { answerClientErrors } from './http/client-error';
 import { issueDemoCredentials, type DemoCredentials } from './auth/demo-credentials';
 import { TokenCache } from './auth/tokens';
 import { ConfigError, loadConfig, type Config } from './config';
@@ -221,7 +222,7 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
   });
   const app = createApp({ pool, streamPool, adminPool, reads, config, tokens, stopping: () => shutdown.stopping });
 
-  const server: Server = app.listen(config.port, config.host, () => {
+  const server: Server = answerClientErrors(createServer(app)).listen(config.port, config.host, () => {
     const address = server.address();
     if (owner) printBanner(config, database, typeof address === 'object' && address ? address.port : config.port, demo);
   });

@@ -132,6 +132,9 @@ describe('bad query parameters are a 400 problem naming the parameter', () => {
     // Only the broken one is named; well-encoded text (é, a space, a %) is searched as it is.
     expectInvalid(await get('/v2/assign-list?3pl=%C3%A9&rider_id=%C3'), 'rider_id');
     await get('/v2/assign-list?3pl=Caf%C3%A9+100%25').expect(200);
+    // No query at all, or an empty one, is no error.
+    await get('/v2/questioner').expect(200);
+    await get('/v2/questioner?').expect(200);
     expect((await get('/admin/equipment/assignments?3pl=%C3')).status).toBe(400);
   });
 

@@ -17,8 +17,9 @@ function malformed(part: string): boolean {
  * (querystring keeps `%ZZ` as it is and turns bad UTF-8 into U+FFFD, so `name=%C3` matched nothing
  * and answered 200 []). Thrown where req.query is first read, so every surface answers it its way.
  */
-export function parseQuery(query: string): Record<string, string | string[]> {
-  // The common case, checked at once: nothing encoded, or all of it well.
+export function parseQuery(query: string | null | undefined): Record<string, string | string[]> {
+  // No query at all (Express passes null), or the common case, checked at once: nothing encoded, or all of it well.
+  if (!query) return {};
   if (query.includes('%') && malformed(query)) {
     const errors: Record<string, string[]> = {};
     for (const pair of query.split('&')) {
