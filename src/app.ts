@@ -5,6 +5,8 @@ import type { Config } from './config';
 import type { Pool } from './db/pool';
 import { primaryOnly, type ReadRouter } from './db/replicas';
 import type { StreamReader } from './db/stream-query';
+import { AdvisoryPlaces } from './db/stream-places';
+import { throttled } from './http/failure-log';
 import { createAdminRouter } from './admin/router';
 import { createApiRouter } from './api/v2/router';
 import { createReportsRouter } from './reports/router';
@@ -79,7 +81,13 @@ export function createApp({
           stores: rateLimitStores(pool, config.auth.rateLimitStore, log),
         }
       : undefined;
-  const streamLimit = new StreamLimit(config.streamsPerToken);
+  // Counted in PostgreSQL wherever the rate limits are (several processes, or replicas): one limit for all.
+  const sharedPlaces =
+    config.auth.rateLimitStore === 'postgres' ? new AdvisoryPlaces(pool.options.connectionString ?? '') : undefined;
+  const streamLimit = new StreamLimit(config.streamsPerToken, sharedPlaces, (error) => {
+    const reason = `stream places counted in this process alone, the database is away: ${(error as Error).message}`;
+    throttled(log).write(reason, reason);
+  });
   // API exports and admin CSV downloads share the stream pool but not its places (DB_STREAM_POOL_ADMIN).
   const idleTimeoutMs = config.pool.streamIdleTimeoutMs;
   const apiStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal), idleTimeoutMs };

@@ -3,10 +3,12 @@
 import http from 'node:http';
 import pg from 'pg';
 import request from 'supertest';
-import { poolSettles, serve, testApp, type TestApp } from './support/app';
+import { createToken } from '../src/auth/tokens';
+import { poolSettles, serve, testApp, testAppWithAuth, type TestApp } from './support/app';
 import { testDatabases } from './support/databases';
 import { expectProblem } from './support/expect';
 import { eventually } from './support/wait';
+import { databaseUrl } from './support/databases';
 
 // A copy of the large demo, so that no other file's streams show in its activity.
 const DATABASE = testDatabases().largeCopy;
@@ -37,8 +39,8 @@ interface Stalled {
 }
 
 /** A client that reads an answer's headers and then stops reading, without hanging up. */
-function stall(url: string): Stalled {
-  const req = http.get(url);
+function stall(url: string, headers: Record<string, string> = {}): Stalled {
+  const req = http.get(url, { headers });
   req.on('error', () => undefined);
   const status = new Promise<number>((resolve) => {
     req.on('response', (res) => {
@@ -91,7 +93,10 @@ describe('clients that stop reading', () => {
       await eventually(() => idle().length === 10, { ms: 8000, what: 'ten answers ended as idle' });
       expect((await streaming()).running).toBe(0);
       await poolSettles(t.streamPool);
-      for (const line of idle()) expect(line).toMatch(/^\[[0-9a-f-]{36}\] GET \/v2\/patrollerchecks -> 499: client took no bytes for 4000 ms, so its answer was ended$/);
+      for (const line of idle())
+        expect(line).toMatch(
+          /^\[[0-9a-f-]{36}\] GET \/v2\/patrollerchecks -> 499: client took no bytes for 4000 ms, so its answer was ended$/,
+        );
 
       // The places are free again.
       const whole = await request(server.base).get('/v2/assign-list').expect(200);
@@ -132,5 +137,60 @@ describe('clients that stop reading', () => {
     expect(read.bytes).toBeGreaterThan(2_000_000);
     expect(t.logs.filter((line) => line.includes('took no bytes'))).toHaveLength(idleBefore);
     await poolSettles(t.streamPool);
+  });
+});
+
+describe('STREAMS_PER_TOKEN across processes (RATE_LIMIT_STORE=postgres)', () => {
+  it("counts one token's streams in every process together, and frees the places of a process whose connection ends", async () => {
+    const setup = new pg.Client(databaseUrl(process.env.TEST_ADMIN_URL!, DATABASE));
+    await setup.connect();
+    const { token } = await createToken(setup, { name: `shared-streams-${process.pid}` });
+    await setup.end();
+    const env = { RATE_LIMIT_STORE: 'postgres', STREAMS_PER_TOKEN: '2', DB_STREAM_POOL_MAX: '4' };
+    // Two processes of one service, as far as PostgreSQL can tell: each app has its own connections.
+    const apps = [await testAppWithAuth('largeCopy', env), await testAppWithAuth('largeCopy', env)];
+    const servers = await Promise.all(apps.map((app) => serve(app.app)));
+    const held: Stalled[] = [];
+    const auth = { authorization: `Bearer ${token}` };
+    const stallAt = (i: number) => {
+      const s = stall(`${servers[i].base}/v2/patrollerchecks`, auth);
+      held.push(s);
+      return s.status;
+    };
+    try {
+      // One stream in each process: the token's two places.
+      expect(await stallAt(0)).toBe(200);
+      expect(await stallAt(1)).toBe(200);
+      for (const server of servers) {
+        const refused = await request(server.base).get('/v2/assign-list').set(auth);
+        expect(expectProblem(refused, 429).detail).toMatch(/This API token already has 2 downloads running/);
+      }
+
+      // The connection that holds place 0 ends (as when its process dies): the place is free for the
+      // other process (the first still counts its own stream, which runs on, in its own count).
+      const { rows } = await monitor.query(
+        `SELECT pg_terminate_backend(l.pid) AS ended FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+          WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = 0 AND d.datname = $1`,
+        [DATABASE],
+      );
+      expect(rows).toEqual([{ ended: true }]);
+      await eventually(async () => (await stall2(servers[0].base)) === 200 || (await stall2(servers[1].base)) === 200, {
+        what: 'a place freed by the ended connection',
+      });
+    } finally {
+      for (const s of held) s.abort();
+      await Promise.all(apps.map((app) => poolSettles(app.streamPool)));
+      await Promise.all(servers.map((server) => server.close()));
+      await Promise.all(apps.map((app) => app.close()));
+    }
+
+    /** One more stream in a process, kept open when it is admitted; its status. */
+    async function stall2(base: string): Promise<number> {
+      const s = stall(`${base}/v2/patrollerchecks`, auth);
+      held.push(s);
+      const status = await s.status;
+      if (status !== 200) s.abort();
+      return status;
+    }
   });
 });

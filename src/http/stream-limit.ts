@@ -3,41 +3,73 @@ import type { TokenAccess } from '../auth/tokens';
 import { HttpError, STREAM_RETRY_AFTER_S } from './errors';
 
 /**
+ * Places shared with every other process and instance of the service (db/stream-places.ts: advisory
+ * locks on the primary). `take` resolves with the function that gives the place back, or undefined
+ * when another process holds it; it rejects when the places cannot be reached.
+ */
+export interface SharedPlaces {
+  take(key: string, slot: number): Promise<(() => void) | undefined>;
+}
+
+/**
  * At most `perKey` unbounded streams (whole-table answers, CSV downloads) at once per API token or
  * admin session, so that one integrator or one browser tab cannot take every connection of the
  * stream pool. A place is held from the start of the answer until its statement has stopped.
+ *
+ * Place i of a key is counted in this process and, with `shared`, held in PostgreSQL as well, so the
+ * limit holds across processes and instances. With the shared places unreachable, this process's own
+ * count decides alone (reported once a second through `onSharedError`).
  */
 export class StreamLimit {
-  private readonly open = new Map<string, number>();
+  /** The places of each key this process holds (or is taking), by number. */
+  private readonly open = new Map<string, Set<number>>();
 
-  constructor(readonly perKey: number) {}
+  constructor(
+    readonly perKey: number,
+    private readonly shared?: SharedPlaces,
+    private readonly onSharedError: (error: unknown) => void = () => undefined,
+  ) {}
 
-  /** Streams `key` has open now. */
+  /** Streams `key` has open in this process now. */
   count(key: string): number {
-    return this.open.get(key) ?? 0;
+    return this.open.get(key)?.size ?? 0;
   }
 
-  /** Takes one of `key`'s places, or throws a 429; returns the function that gives it back (once). */
-  take(key: string, what: string): () => void {
-    const held = this.count(key);
-    if (held >= this.perKey) {
-      throw new HttpError(
-        429,
-        `${what} already has ${held} download${held === 1 ? '' : 's'} running, the most allowed at once; wait for one to end, then try again.`,
-        {
-          type: 'too-many-streams',
-          headers: { 'Retry-After': String(STREAM_RETRY_AFTER_S) },
-        },
-      );
+  /** Takes one of `key`'s places, or throws a 429; resolves with the function that gives it back (once). */
+  async take(key: string, what: string): Promise<() => void> {
+    const mine = this.open.get(key) ?? new Set<number>();
+    this.open.set(key, mine);
+    for (let slot = 0; slot < this.perKey; slot++) {
+      if (mine.has(slot)) continue;
+      mine.add(slot); // reserved here while PostgreSQL is asked, so a concurrent take tries the next
+      let release: (() => void) | undefined = () => undefined;
+      if (this.shared) {
+        try {
+          release = await this.shared.take(key, slot);
+        } catch (error) {
+          this.onSharedError(error);
+        }
+      }
+      if (release) return this.giver(key, mine, slot, release);
+      mine.delete(slot); // another process holds it
     }
-    this.open.set(key, held + 1);
+    if (!mine.size) this.open.delete(key);
+    const held = this.perKey;
+    throw new HttpError(
+      429,
+      `${what} already has ${held} download${held === 1 ? '' : 's'} running, the most allowed at once; wait for one to end, then try again.`,
+      { type: 'too-many-streams', headers: { 'Retry-After': String(STREAM_RETRY_AFTER_S) } },
+    );
+  }
+
+  private giver(key: string, mine: Set<number>, slot: number, release: () => void): () => void {
     let given = false;
     return () => {
       if (given) return;
       given = true;
-      const left = this.count(key) - 1;
-      if (left > 0) this.open.set(key, left);
-      else this.open.delete(key);
+      release();
+      mine.delete(slot);
+      if (!mine.size && this.open.get(key) === mine) this.open.delete(key);
     };
   }
 
@@ -46,7 +78,7 @@ export class StreamLimit {
    * stream functions do only once the statement has stopped in PostgreSQL.
    */
   async run(key: string, what: string, work: () => Promise<void>): Promise<void> {
-    const giveBack = this.take(key, what);
+    const giveBack = await this.take(key, what);
     try {
       await work();
     } finally {
