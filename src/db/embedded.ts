@@ -13,7 +13,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { claim, owner, ownerless, runningServer, stopByPid, stopOwned } from './embedded-owner';
 import { embeddedPasswordFile } from './psql-line';
+
+export { alive } from './embedded-owner';
 
 /** Where root keeps what the `postgres` user must reach when the project folder is closed to it. */
 export const SHARED_ROOT = '/var/lib/rider-equipment-service';
@@ -52,54 +55,6 @@ function readOrCreatePassword(file: string): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${password}\n`, { mode: 0o600 });
   return password;
-}
-
-/** The server already running on this data folder (the service's, while a command runs), if any. */
-function runningServer(dir: string): { pid: number; port: number } | undefined {
-  try {
-    const [pid, , , port] = fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n');
-    process.kill(Number(pid), 0); // throws when no such process: a stale lock file
-    return Number(port) ? { pid: Number(pid), port: Number(port) } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether a process of this pid exists. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The process that started the server on `dir` writes its pid beside it, and removes it when it has
- * stopped the server. A server whose owner is gone (killed, or stopped on a timeout without it) is
- * nobody's: the next start takes it over.
- */
-const ownerFile = (dir: string) => `${dir}.owner`;
-function claim(dir: string): void {
-  fs.writeFileSync(ownerFile(dir), `${process.pid}\n`);
-}
-function ownerless(dir: string): boolean {
-  try {
-    return !alive(Number(fs.readFileSync(ownerFile(dir), 'utf8')));
-  } catch {
-    return true;
-  }
-}
-function release(dir: string): void {
-  fs.rmSync(ownerFile(dir), { force: true });
-}
-
-/** Stops a server this process did not start (SIGINT: a fast shutdown) and waits until it has gone. */
-async function stopByPid(pid: number): Promise<void> {
-  if (alive(pid)) process.kill(pid, 'SIGINT');
-  const deadline = Date.now() + 15000;
-  while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 export interface Binaries {
@@ -343,10 +298,13 @@ async function start(
     // Left behind by a start that ended without stopping it: this one takes it over, and stops it.
     options.log?.(`Using the embedded PostgreSQL left running by an earlier start (pid ${running.pid}); it stops with this process`);
     claim(dataDir);
-    return server(running.port, () => stopByPid(running.pid).finally(() => release(dataDir)));
+    return server(running.port, () => stopByPid(running.pid).finally(() => stopOwned(dataDir)));
   }
   if (running) {
     // Another process's (the service's, while a command runs): share it, and leave it running for its owner.
+    options.log?.(
+      `Sharing the embedded PostgreSQL of process ${owner(dataDir)} (pid ${running.pid}); it keeps running when this process stops`,
+    );
     return server(running.port, async () => undefined);
   }
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
@@ -357,7 +315,8 @@ async function start(
   const port = options.port || (await freePort());
   const child = await startServer(binaries, dataDir, port, user);
   claim(dataDir);
-  return server(port, () => stopServer(child).finally(() => release(dataDir)));
+  // Then whatever runs on the folder: a restart by hand (pg_ctl restart) leaves a postmaster that is not `child`.
+  return server(port, () => stopServer(child).finally(() => stopOwned(dataDir)));
 }
 
 /** Folders whose contents a base backup leaves out (PostgreSQL's documentation: "Making a Base Backup Using the Low Level API"). */
