@@ -82,8 +82,7 @@ export function createApp({
         }
       : undefined;
   // Counted in PostgreSQL wherever the rate limits are (several processes, or replicas): one limit for all.
-  const sharedPlaces =
-    config.auth.rateLimitStore === 'postgres' ? new AdvisoryPlaces(pool.options.connectionString ?? '') : undefined;
+  const sharedPlaces = config.auth.rateLimitStore === 'postgres' ? new AdvisoryPlaces(pool.options.connectionString ?? '') : undefined;
   const streamLimit = new StreamLimit(config.streamsPerToken, sharedPlaces, (error) => {
     const reason = `stream places counted in this process alone, the database is away: ${(error as Error).message}`;
     throttled(log).write(reason, reason);

@@ -122,7 +122,11 @@ export class Pool extends pg.Pool {
   private readonly gates: Record<Lane, Gate>;
 
   /** `max` places for any work, plus `adminPlaces` that only the 'admin' lane takes (its own gate). */
-  constructor({ acquireTimeoutMs, adminPlaces = 0, ...config }: pg.PoolConfig & { max: number; acquireTimeoutMs: number; adminPlaces?: number }) {
+  constructor({
+    acquireTimeoutMs,
+    adminPlaces = 0,
+    ...config
+  }: pg.PoolConfig & { max: number; acquireTimeoutMs: number; adminPlaces?: number }) {
     super({ ...config, max: config.max + adminPlaces });
     const shared = new Gate(config.max, acquireTimeoutMs);
     this.gates = { default: shared, admin: adminPlaces ? new Gate(adminPlaces, acquireTimeoutMs) : shared };

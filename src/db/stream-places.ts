@@ -82,6 +82,9 @@ export class AdvisoryPlaces implements SharedPlaces {
     session.held -= 1;
     if (session.held > 0 || session.lost) return;
     if (this.current === session) this.current = undefined;
-    void session.client.then((client) => client.release(), () => undefined);
+    void session.client.then(
+      (client) => client.release(),
+      () => undefined,
+    );
   }
 }

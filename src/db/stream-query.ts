@@ -100,7 +100,8 @@ export async function streamStatement<S extends Readable & Submittable>(
     await pipeline([head, ...rest, res]);
     if (!(await becomesIdle(client, CANCEL_GRACE_MS))) failure = new Error('the statement did not finish after its last row');
   } catch (error) {
-    failure = idle ?? (signal.aborted ? new ClientGone(res.headersSent ? 'before the answer ended' : 'before the first row') : (error as Error));
+    failure =
+      idle ?? (signal.aborted ? new ClientGone(res.headersSent ? 'before the answer ended' : 'before the first row') : (error as Error));
   } finally {
     unwatch();
   }
