@@ -4,6 +4,44 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+// The layers of src/, lowest first (docs/ARCHITECTURE.md, "Layers"): a module imports only from its own
+// layer and those below. Each entry: the layer's files, and the folders and top-level modules of src/
+// that sit above it. `npm test` runs this, so an import that runs back up fails the build.
+const surfaces = ['api', 'admin', 'reports', 'docs'];
+const top = ['app', 'metrics', 'server', 'shutdown', 'cli'];
+const layers = [
+  { files: ['src/paths.ts', 'src/config.ts'], above: ['http', 'db', 'filters', 'wire', 'queries', 'html', 'auth', ...surfaces, ...top] },
+  { files: ['src/http/**'], above: ['db', 'filters', 'wire', 'queries', 'html', 'auth', ...surfaces, ...top] },
+  { files: ['src/db/**', 'db/**'], above: ['filters', 'wire', 'queries', 'html', 'auth', ...surfaces, ...top] },
+  { files: ['src/filters/**'], above: ['wire', 'queries', 'html', 'auth', ...surfaces, ...top] },
+  { files: ['src/wire/**'], above: ['queries', 'html', 'auth', ...surfaces, ...top] },
+  { files: ['src/queries/**'], above: ['html', 'auth', ...surfaces, ...top] },
+  { files: ['src/html/**'], above: ['auth', ...surfaces, ...top] },
+  { files: ['src/auth/**'], above: [...surfaces, ...top] },
+  // The surfaces stand side by side; the printable reports reuse the admin pages' form helpers.
+  { files: ['src/api/**'], above: ['admin', 'reports', 'docs', ...top] },
+  { files: ['src/admin/**'], above: ['api', 'reports', 'docs', ...top] },
+  { files: ['src/reports/**'], above: ['api', 'docs', ...top] },
+  { files: ['src/docs/**'], above: ['api', 'admin', 'reports', ...top] },
+  { files: ['src/app.ts', 'src/metrics.ts'], above: ['server', 'shutdown', 'cli'] },
+];
+const layerRules = layers.map(({ files, above }) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `^(\\.\\.?/)+(src/)?(${above.join('|')})(/|$)`,
+            message: 'This module sits below the one imported (docs/ARCHITECTURE.md, "Layers"): move the shared piece down instead.',
+          },
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench-results/', 'screenshots/', '.data/', 'public/docs/'] },
   js.configs.recommended,
@@ -21,5 +59,6 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   { files: ['public/**/*.js'], languageOptions: { sourceType: 'script', globals: { ...globals.browser } } },
+  ...layerRules,
   prettier,
 );

@@ -12,7 +12,7 @@ import { connectKnex } from './db/knex';
 import { projectRoot } from './paths';
 import { pendingMigrations } from './db/migrate';
 import { createPool } from './db/pool';
-import { serveWorkerMetrics } from './http/metrics';
+import { serveWorkerMetrics } from './metrics';
 import { addressOf, ReadRouter, type ReadTarget } from './db/replicas';
 import { readingsFromSupervisor, watchForWorkers } from './db/replica-lag';
 import { Shutdown } from './shutdown';

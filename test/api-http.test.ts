@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { problemHandler } from '../src/api/v2/problem';
+import { problemHandler } from '../src/http/problem';
 import { testApp, type TestApp } from './support/app';
 import { expectProblem } from './support/expect';
 

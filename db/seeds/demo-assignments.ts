@@ -4,38 +4,10 @@
 import { NULL, row, text } from './bulk-load';
 import type { Product, Variation } from './demo-products';
 import { chance, int, pick, rngFor, STREAM, weighted, type Rng } from './demo-random';
-import type { IdCursor, RiderPlan } from './demo-riders';
+
 import { DAY, HOUR, SECOND, timestamp } from './demo-time';
 import type { World } from './demo-world';
-
-export interface Assignment {
-  id: number;
-  productId: number;
-  variationId: number;
-  assignedAt: number;
-  assignedBy: number;
-  method: 0 | 1; // 0 = Manual, 1 = Physical
-  type: 'assign' | 'exchange';
-  deletedAt: number | null;
-}
-
-export interface ProductReturn {
-  id: number;
-  assignmentId: number;
-  returnedAt: number;
-  returnedBy: number;
-  condition: string;
-}
-
-export interface Exchange {
-  id: number;
-  oldAssignmentId: number;
-  newAssignmentId: number;
-  exchangedAt: number;
-  exchangeType: string;
-  replacementType: 'Lost' | 'Accident' | 'Exchange';
-  processedBy: number;
-}
+import type { Assignment, Exchange, IdCursor, ProductReturn, RiderPlan } from './demo-types';
 
 /** What happens to a drafted assignment; filled in while the rider's history is simulated. */
 interface Draft {

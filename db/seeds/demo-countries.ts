@@ -1,16 +1,7 @@
 // Countries: the riders' markets, each with its own patrollers and questionnaire.
 
 import { row, text } from './bulk-load';
-import type { Question } from './demo-questionnaire';
-
-export interface Country {
-  id: number;
-  code: string;
-  name: string;
-  weight: number; // share of riders
-  patrollers: number[];
-  questions: Question[];
-}
+import type { Country } from './demo-types';
 
 const COUNTRIES: ReadonlyArray<readonly [string, string, number]> = [
   ['AE', 'United Arab Emirates', 30],

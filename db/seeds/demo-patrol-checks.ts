@@ -2,24 +2,13 @@
 // the answers to the questionnaire of the rider's country.
 
 import { bool, json, NULL, nullableText, row, text, textArray } from './bulk-load';
-import type { Country } from './demo-countries';
-import type { Question } from './demo-questionnaire';
+
 import { chance, int, pick, rngFor, sampleOrdered, STREAM, weighted, type Rng } from './demo-random';
-import type { IdCursor, RiderPlan } from './demo-riders';
+
 import { DAY, SECOND, timestamp } from './demo-time';
 import type { World } from './demo-world';
 import { FAKE_ID_NOTES, REMARKS } from './names';
-
-export interface Check {
-  id: number;
-  patrollerId: number;
-  checkedAt: number;
-  idValid: boolean;
-  plateValid: boolean;
-  stickerValid: boolean;
-  note: string | null;
-  images: string[];
-}
+import type { Check, Country, IdCursor, Question, RiderPlan } from './demo-types';
 
 const ITEM_STATUSES: ReadonlyArray<readonly [string, number]> = [
   ['Good', 60],

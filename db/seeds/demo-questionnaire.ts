@@ -2,30 +2,9 @@
 // of the multiple-choice ones (scores, jumps and skips to later questions).
 
 import { json, row, text, textArray } from './bulk-load';
-import type { Country } from './demo-countries';
+
 import { chance, int, pick, sampleOrdered, type Rng } from './demo-random';
-
-export type QuestionType = 'MULTIPLE_CHOICE:SINGLE' | 'MULTIPLE_CHOICE:MULTIPLE' | 'TEXT' | 'PHOTO';
-
-export interface Choice {
-  position: number;
-  name: string;
-  nameAr: string;
-  score: number;
-  jump: string; // '' = go on to the next question
-  skip: string[];
-  json: string; // the COPY-ready jsonb text of this answer when chosen alone
-}
-
-export interface Question {
-  id: number;
-  countryId: number;
-  text: string;
-  type: QuestionType;
-  category: string;
-  choices: Choice[];
-  multiJson: Map<number, string>; // MULTIPLE: COPY-ready jsonb arrays by bitmask of chosen choices
-}
+import type { Choice, Country, Question, QuestionType } from './demo-types';
 
 type ChoiceTemplate = readonly [name: string, nameAr: string, score: number];
 const YES_NO: readonly ChoiceTemplate[] = [

@@ -3,29 +3,17 @@
 // the passes agree without keeping anything from the previous one.
 
 import { row, text, type Progress } from './bulk-load';
-import { planAssignments, type Assignment, type Exchange, type ProductReturn } from './demo-assignments';
-import type { Country } from './demo-countries';
+import { planAssignments } from './demo-assignments';
+
 import { personName } from './demo-people';
-import { planChecks, type Check } from './demo-patrol-checks';
+import { planChecks } from './demo-patrol-checks';
 import { int, rngFor, STREAM, weighted } from './demo-random';
 import { DAY, SECOND } from './demo-time';
 import type { World } from './demo-world';
+import type { IdCursor, RiderPlan } from './demo-types';
 
 const HISTORY_DAYS = 540; // ~18 months back from the anchor
 const FIRST_RIDER_ID = 100001;
-
-export interface RiderPlan {
-  index: number; // 0-based position among riders
-  id: number;
-  name: string;
-  companyId: number;
-  country: Country;
-  joinedAt: number;
-  assignments: Assignment[];
-  returns: ProductReturn[];
-  exchanges: Exchange[];
-  checks: Check[];
-}
 
 function riderBase(world: World, index: number): Omit<RiderPlan, 'assignments' | 'returns' | 'exchanges' | 'checks'> {
   const id = FIRST_RIDER_ID + index;
@@ -34,14 +22,6 @@ function riderBase(world: World, index: number): Omit<RiderPlan, 'assignments' |
   const companyId = weighted(rng, world.companyOdds);
   const joinedAt = world.anchor - int(rng, 20, HISTORY_DAYS) * DAY - int(rng, 0, 86399) * SECOND;
   return { index, id, name: personName(rng), companyId, country, joinedAt };
-}
-
-/** Running id counters: every pass walks the riders in the same order, so ids come out the same. */
-export interface IdCursor {
-  assignment: number;
-  return: number;
-  exchange: number;
-  check: number;
 }
 
 /**

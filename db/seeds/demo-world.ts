@@ -1,11 +1,12 @@
 // The world: the small reference tables (countries, companies, app users, patrollers, products,
 // questions), built in memory once from one random stream, and read by every pass over the riders.
 
-import { buildCountries, type Country } from './demo-countries';
+import { buildCountries } from './demo-countries';
 import { buildCompanies, buildPeople, companyOdds, type Person } from './demo-people';
 import { buildCategories, buildProducts, productsByCategory, type Product } from './demo-products';
-import { buildQuestions, type Question } from './demo-questionnaire';
+import { buildQuestions } from './demo-questionnaire';
 import { rngFor, STREAM } from './demo-random';
+import type { Country, Question } from './demo-types';
 
 export interface World {
   seed: number;

@@ -7,7 +7,7 @@ import type { Scope } from '../filters/scope';
 import { queryValidator } from '../filters/validate';
 import { clientSignal } from '../http/client-signal';
 import { HttpError } from '../http/errors';
-import { sendProblem } from '../api/v2/problem';
+import { sendProblem } from '../http/problem';
 import * as choices from '../queries/choices';
 import * as riderEquipment from '../queries/rider-equipment';
 import type { Choice } from './list-params';

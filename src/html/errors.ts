@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { HttpError, logFailure, toHttpError } from '../http/errors';
-import { clientGone } from '../api/v2/problem';
+import { clientGone } from '../http/problem';
 import { renderToString, signedIn } from './render';
 
 import type { Logger } from '../http/failure-log';

@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import type { TokenAccess } from '../auth/tokens';
 import { HttpError, STREAM_RETRY_AFTER_S } from './errors';
 
 /**
@@ -89,7 +88,8 @@ export class StreamLimit {
 
 /** The API's key: the token, or the client's address when the API is open (AUTH=off). */
 export function tokenKey(req: Request, res: Response): { key: string; what: string } {
-  const access = res.locals.access as TokenAccess | undefined;
+  // The token's access (auth/tokens' TokenAccess), as the bearer check left it.
+  const access = res.locals.access as { id: string } | undefined;
   return access ? { key: `token:${access.id}`, what: 'This API token' } : { key: `address:${req.ip}`, what: 'This address' };
 }
 

@@ -6,7 +6,7 @@ import { defineParams, type ParamValues } from '../filters/define';
 import { assignType, company, dayRange, riderId } from '../filters/common';
 import { jsonObject } from '../wire/shape';
 import { Assignment, RiderWithEquipment } from '../wire/shapes';
-import { datetime, dayText, held, jsonColumn } from './sql-fragments';
+import { datetime, dayText, held, jsonColumn } from '../wire/sql-fragments';
 import { bigintKey, byCompany, byProduct, timeKey, type ListSort } from './keyset';
 import { keptKeys } from './list-keys';
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import type { AttentionSettings } from '../config';
 import { applyScope, type Scope } from '../filters/scope';
-import { dayText, held as holding } from './sql-fragments';
+import { dayText, held as holding } from '../wire/sql-fragments';
 import { daysBefore, endOfDay, exchangesBetween } from './kept-counts';
 import { cappedCount, timeKey, type Dir, type ListSort } from './keyset';
 

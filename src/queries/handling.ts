@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyScope, type Scope } from '../filters/scope';
 import type { RuleName } from './attention';
-import { dayText } from './sql-fragments';
+import { dayText } from '../wire/sql-fragments';
 
 // What supervisors record when they handle a row of "Needs attention" (access.attention_handled,
 // migration 014): the service's own data, written on the primary, never the domain tables. A

@@ -6,7 +6,7 @@ import { defineParams, enumParam, hookParam, type ParamValues } from '../filters
 import { company, dayRange, riderId } from '../filters/common';
 import { jsonObject } from '../wire/shape';
 import { PatrolCheck, questionerOfCheck, reportedItemsOfCheck } from '../wire/shapes';
-import { datetime, jsonColumn } from './sql-fragments';
+import { datetime, jsonColumn } from '../wire/sql-fragments';
 import { checkQuarters, endOfDay, startOfDay } from './kept-counts';
 import { bigintKey, byCompany, timeKey, type ListSort } from './keyset';
 import { keptKeys } from './list-keys';

@@ -7,7 +7,7 @@ import { defineParams, type ParamValues } from '../filters/define';
 import { company, dayRange, REPLACEMENT_TYPES, riderId } from '../filters/common';
 import { jsonObject } from '../wire/shape';
 import { ProductExchange } from '../wire/shapes';
-import { datetime, jsonColumn } from './sql-fragments';
+import { datetime, jsonColumn } from '../wire/sql-fragments';
 import { bigintKey, byCompany, textKey, timeKey, type ListSort } from './keyset';
 import { keptKeys } from './list-keys';
 

@@ -6,7 +6,7 @@ import { defineParams, type ParamValues } from '../filters/define';
 import { company, dayRange, riderId } from '../filters/common';
 import { jsonObject } from '../wire/shape';
 import { ProductReturn } from '../wire/shapes';
-import { datetime, jsonColumn } from './sql-fragments';
+import { datetime, jsonColumn } from '../wire/sql-fragments';
 import { bigintKey, byCompany, byProduct, textKey, timeKey, type ListSort } from './keyset';
 import { keptKeys } from './list-keys';
 

@@ -3,7 +3,7 @@ import { applyFilters } from '../filters/apply';
 import { defineParams, type ParamValues } from '../filters/define';
 import { jsonObject } from '../wire/shape';
 import { Question } from '../wire/shapes';
-import { jsonColumn } from './sql-fragments';
+import { jsonColumn } from '../wire/sql-fragments';
 
 export const params = defineParams({
   country_id: {

@@ -6,7 +6,7 @@ import { defineParams, hookParam, type ParamValues } from '../filters/define';
 import { company, riderId } from '../filters/common';
 import { jsonObject, jsonObjectAsText, jsonObjectAsTextAround } from '../wire/shape';
 import { EquipmentEntry, RIDER_PAGE_SIZE, RiderEquipmentEntry, RiderEquipmentPage } from '../wire/shapes';
-import { datetime, held } from './sql-fragments';
+import { datetime, held } from '../wire/sql-fragments';
 import { byCompany, textKey, type ListSort } from './keyset';
 
 export const params = defineParams({

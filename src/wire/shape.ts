@@ -9,7 +9,7 @@ import {
   jsonObjectText,
   jsonObjectTextAround,
   jsonValue,
-} from '../queries/sql-fragments';
+} from './sql-fragments';
 
 export type JsonSchema = { [keyword: string]: unknown };
 

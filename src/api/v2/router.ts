@@ -11,7 +11,7 @@ import { tokenKey, type StreamLimit } from '../../http/stream-limit';
 import type { TokenAccess, TokenCache } from '../../auth/tokens';
 import { allOperations } from './operations';
 import { buildOpenApiDocument } from './openapi';
-import { problemHandler, type Logger } from './problem';
+import { problemHandler, type Logger } from '../../http/problem';
 import { streamJsonArray } from './stream-json';
 import { answerPieces, sendJsonText, rowsAsBytes } from './send-json';
 import { queryRows } from '../../db/rows';

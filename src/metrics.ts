@@ -2,9 +2,9 @@ import cluster from 'node:cluster';
 import crypto from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import client from 'prom-client';
-import type { Pool } from '../db/pool';
-import type { ReadRouter } from '../db/replicas';
-import { HttpError } from './errors';
+import type { Pool } from './db/pool';
+import type { ReadRouter } from './db/replicas';
+import { HttpError } from './http/errors';
 
 export interface Metrics {
   /** Counts and times every request, labelled by its route pattern (never by its raw path). */

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import { failureLine, isClientGone, logFailure, toHttpError, type HttpError } from '../../http/errors';
+import { failureLine, isClientGone, logFailure, toHttpError, type HttpError } from './errors';
 
-import type { Logger } from '../../http/failure-log';
+import type { Logger } from './failure-log';
 
 export type { Logger };
 
