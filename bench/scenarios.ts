@@ -1,7 +1,7 @@
 // What is measured: the request scenarios and, for each, the SQL the service runs for it,
 // taken from the service's own compiled code (operations[path].build + toNative), never copied.
 import type { Knex } from 'knex';
-import { operations } from '../src/api/v2/operations';
+import { allOperations, operations } from '../src/api/v2/operations';
 import { toNative, type NativeQuery } from '../src/db/knex';
 import { toPgbenchStatement, type PgbenchStatement } from './pgbench-sql';
 import type { BareRoute } from './bare-server';
@@ -52,23 +52,30 @@ export function loadScenarios(ranges: { riders: IdRange; countries: IdRange }, p
   const rider = { param: 'rider_id', variable: 'rider', range: ranges.riders };
   const week = (name: string) => ({ [`${name}_date_from`]: WEEK.from, [`${name}_date_to`]: WEEK.to });
   const weekLabel = (name: string) => `${name}_date ${WEEK.from}..${WEEK.to}`;
+  // From the registry: every operation with a rider filter gets a random-rider scenario, and every one
+  // with a date range a one-week scenario, so a new operation is measured without a word here.
+  const paramsOf = (path: string) => Object.keys(allOperations.find((op) => op.path === path)!.params);
+  const paths = allOperations.map(({ path }) => path as OperationPath);
+  const byRider = paths.filter((path) => paramsOf(path).includes('rider_id'));
+  const byWeek = paths.flatMap((path) =>
+    paramsOf(path)
+      .filter((name) => name.endsWith('_date_from'))
+      .map((from) => ({ path, name: from.slice(0, -'_date_from'.length) })),
+  );
   return [
-    ...(['/patrollerchecks', '/riders', '/assign-list', '/product-exchanges', '/product-returns', '/rider-equipment-list'] as const).map(
-      (path): LoadScenario => ({ group: 'rider', path, label: 'random rider_id', query: {}, random: rider }),
-    ),
-    {
-      group: 'rider',
-      path: '/questioner',
-      label: 'random country_id (no rider filter)',
-      query: {},
-      random: { param: 'country_id', variable: 'country', range: ranges.countries },
-      noRiderTarget: true,
-    },
-    { group: 'date', path: '/patrollerchecks', label: weekLabel('check'), query: week('check') },
-    { group: 'date', path: '/riders', label: weekLabel('assign'), query: week('assign') },
-    { group: 'date', path: '/assign-list', label: weekLabel('assign'), query: week('assign') },
-    { group: 'date', path: '/product-exchanges', label: weekLabel('exchange'), query: week('exchange') },
-    { group: 'date', path: '/product-returns', label: weekLabel('return'), query: week('return') },
+    ...byRider.map((path): LoadScenario => ({ group: 'rider', path, label: 'random rider_id', query: {}, random: rider })),
+    // An operation without a rider filter: the questionnaire, by country.
+    ...paths
+      .filter((path) => !byRider.includes(path) && paramsOf(path).includes('country_id'))
+      .map((path): LoadScenario => ({
+        group: 'rider',
+        path,
+        label: 'random country_id (no rider filter)',
+        query: {},
+        random: { param: 'country_id', variable: 'country', range: ranges.countries },
+        noRiderTarget: true,
+      })),
+    ...byWeek.map(({ path, name }): LoadScenario => ({ group: 'date', path, label: weekLabel(name), query: week(name) })),
     // The first two are page 1 and the last page without filters (compared with each other and
     // with the naive query); then the last pages with each filter.
     {

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { allOperations } from '../src/api/v2/operations';
 import { testApp, type TestApp } from './support/app';
 import { expectInvalid } from './support/expect';
 
@@ -7,15 +8,8 @@ beforeAll(() => (t = testApp()));
 afterAll(() => t.close());
 
 const get = (path: string) => request(t.app).get(path);
-const endpoints = [
-  '/patrollerchecks',
-  '/questioner',
-  '/riders',
-  '/assign-list',
-  '/product-exchanges',
-  '/product-returns',
-  '/rider-equipment-list',
-];
+// Every operation of the registry, so that a new one gets these checks without a word.
+const endpoints = allOperations.map(({ path }) => path);
 
 describe('bad query parameters are a 400 problem naming the parameter', () => {
   it('answers the documented problem+json shape', async () => {
