@@ -14,7 +14,13 @@ import { keptKeys } from './list-keys';
 export const params = defineParams({
   rider_id: riderId('a.rider_id', 'Only assignments of this rider.'),
   '3pl': company(),
-  product_id: { type: 'bigint', column: 'a.product_id', label: 'Product ID', description: 'Only assignments of this product.' },
+  product_id: {
+    type: 'bigint',
+    column: 'a.product_id',
+    label: 'Product ID',
+    description: 'Only assignments of this product.',
+    form: { label: 'Item', lookup: { item: 'item', variation: 'variation_id' } },
+  },
   variation_id: {
     type: 'bigint',
     column: 'a.variation_id',
@@ -74,6 +80,12 @@ export const adminParams = defineParams({
     op: 'isNull',
     label: 'Held now',
     description: '1: only assignments still held; 0: only returned ones.',
+    form: {
+      choices: [
+        { value: '1', label: 'Held now' },
+        { value: '0', label: 'Returned' },
+      ],
+    },
   },
 });
 
@@ -174,7 +186,7 @@ export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: str
     adminColumns(filtered({ ...scope, assign_date_to: asOf }))
       .whereIn('a.rider_id', riderIds)
       // The list again on riders: PostgreSQL carries an equality across the join, not an IN list, and
-      // without it read all riders into a hash (80 ms at 100,000 riders) to join a batch's few.
+      // without it read all riders into a hash, a cost growing with the fleet, to join a batch's few.
       .whereIn('r.id', riderIds)
       .select(
         sql.raw(`${dayText(ELIGIBLE_AT)} AS eligible_on`),

@@ -354,8 +354,8 @@ export const ruleLists: Record<RiderRuleName, RuleList> = {
     tieBreak: 'g.rider_id',
     subject: 'g.rider_id',
     // None: in the index's order a past day's count first reads the riders never checked by then,
-    // most of whom held nothing yet (at 100,000 riders, 6,633 read for 1,001 counted: 35 ms against
-    // 18 ms in the rider order the planner picks, which reads as many rows at 10,000 riders).
+    // most of whom held nothing yet, so it reads several rows per row counted; the rider order the
+    // planner picks reads fewer, as many at any fleet size (measured both ways: docs/BENCHMARKS.md).
   },
 };
 
@@ -384,7 +384,7 @@ export const rules: Record<RuleName, (q: AttentionQuery) => Knex.QueryBuilder> =
 /**
  * Rule counts stop at this many: past it a page says "more than 1,000", and a count costs the same at
  * any size of fleet (a count checks each row: whether it is handled, whether the rider held equipment
- * then; 10,000 such rows took 75–140 ms at 100,000 riders). The rows are still all listed, paged and in
+ * then, so an uncapped count grows with the fleet: docs/BENCHMARKS.md). The rows are still all listed, paged and in
  * the CSV.
  */
 export const COUNT_CAP = 1_000;

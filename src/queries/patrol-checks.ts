@@ -3,7 +3,7 @@ import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, enumParam, hookParam, type ParamValues } from '../filters/define';
-import { company, dayRange, riderId } from '../filters/common';
+import { company, dayRange, PASSED_FAILED, riderId } from '../filters/common';
 import { jsonObject } from '../wire/shape';
 import { PatrolCheck, questionerOfCheck, reportedItemsOfCheck } from '../wire/shapes';
 import { datetime, jsonColumn } from '../wire/sql-fragments';
@@ -12,21 +12,35 @@ import { bigintKey, byCompany, timeKey, type ListSort } from './keyset';
 import { keptKeys } from './list-keys';
 
 export const params = defineParams({
-  tpatroller_id: { type: 'bigint', column: 'pc.patroller_id', label: 'Patroller ID', description: 'Only checks made by this patroller.' },
+  tpatroller_id: {
+    type: 'bigint',
+    column: 'pc.patroller_id',
+    label: 'Patroller ID',
+    description: 'Only checks made by this patroller.',
+    form: { label: 'Patroller', placeholder: 'Name or ID', lookup: 'patroller' },
+  },
   rider_id: riderId('pc.rider_id', 'Only checks of this rider.'),
   ...dayRange('check_date', 'pc.checked_at', 'Checked', 'Checks'),
-  is_validation: { type: 'boolean', column: 'pc.id_valid', label: 'ID valid', description: 'ID validation passed (1) or failed (0).' },
+  is_validation: {
+    type: 'boolean',
+    column: 'pc.id_valid',
+    label: 'ID valid',
+    description: 'ID validation passed (1) or failed (0).',
+    form: { choices: PASSED_FAILED },
+  },
   license_plate: {
     type: 'boolean',
     column: 'pc.plate_valid',
     label: 'Plate valid',
     description: 'License plate validation passed (1) or failed (0).',
+    form: { choices: PASSED_FAILED },
   },
   sticker_validation: {
     type: 'boolean',
     column: 'pc.sticker_valid',
     label: 'Sticker valid',
     description: 'Sticker validation passed (1) or failed (0).',
+    form: { choices: PASSED_FAILED },
   },
 });
 
@@ -175,7 +189,7 @@ export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: str
     adminColumns(filtered({ ...scope, check_date_to: asOf }))
       .whereIn('pc.rider_id', riderIds)
       // The list again on riders: PostgreSQL carries an equality across the join, not an IN list, and
-      // without it read all riders into a hash (80 ms at 100,000 riders) to join a batch's few.
+      // without it read all riders into a hash, a cost growing with the fleet, to join a batch's few.
       .whereIn('r.id', riderIds)
       .orderBy([{ column: 'pc.rider_id' }, { column: 'pc.checked_at' }, { column: 'pc.id' }])
   );

@@ -14,7 +14,13 @@ import { keptKeys } from './list-keys';
 export const params = defineParams({
   rider_id: riderId('oa.rider_id', 'Only exchanges by this rider.'),
   '3pl': company(),
-  product_id: { type: 'bigint', column: 'oa.product_id', label: 'Old product ID', description: 'Only exchanges giving back this product.' },
+  product_id: {
+    type: 'bigint',
+    column: 'oa.product_id',
+    label: 'Old product ID',
+    description: 'Only exchanges giving back this product.',
+    form: { label: 'Gave back', lookup: { item: 'item', variation: 'variation_id' } },
+  },
   variation_id: {
     type: 'bigint',
     column: 'oa.variation_id',
@@ -26,6 +32,7 @@ export const params = defineParams({
     column: 'na.product_id',
     label: 'New product ID',
     description: 'Only exchanges handing out this product.',
+    form: { label: 'Received', lookup: { item: 'new_item', variation: 'new_variation_id' } },
   },
   new_variation_id: {
     type: 'bigint',
@@ -39,6 +46,7 @@ export const params = defineParams({
     column: 'e.exchange_type',
     label: 'Exchange type',
     description: 'Only exchanges of this type (exact, case-sensitive).',
+    form: { lookup: 'values' },
   },
   replacement_type: {
     type: 'enum',
@@ -147,7 +155,7 @@ export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: str
     adminColumns(filtered({ ...scope, exchange_date_to: asOf }))
       .whereIn('oa.rider_id', riderIds)
       // The list again on riders: PostgreSQL carries an equality across the join, not an IN list, and
-      // without it read all riders into a hash (80 ms at 100,000 riders) to join a batch's few.
+      // without it read all riders into a hash, a cost growing with the fleet, to join a batch's few.
       .whereIn('r.id', riderIds)
       .orderBy([{ column: 'oa.rider_id' }, { column: 'e.exchanged_at' }, { column: 'e.id' }])
   );

@@ -13,7 +13,13 @@ import { keptKeys } from './list-keys';
 export const params = defineParams({
   rider_id: riderId('a.rider_id', 'Only returns by this rider.'),
   '3pl': company(),
-  product_id: { type: 'bigint', column: 'a.product_id', label: 'Product ID', description: 'Only returns of this product.' },
+  product_id: {
+    type: 'bigint',
+    column: 'a.product_id',
+    label: 'Product ID',
+    description: 'Only returns of this product.',
+    form: { label: 'Item', lookup: { item: 'item', variation: 'variation_id' } },
+  },
   variation_id: { type: 'bigint', column: 'a.variation_id', label: 'Variation ID', description: 'Only returns of this product variation.' },
   ...dayRange('return_date', 'pr.returned_at', 'Returned', 'Returned'),
   return_condition: {
@@ -21,6 +27,7 @@ export const params = defineParams({
     column: 'pr.condition',
     label: 'Condition',
     description: 'Only returns in this condition (exact, case-sensitive).',
+    form: { lookup: 'values' },
   },
 });
 
@@ -93,7 +100,7 @@ export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: str
     adminColumns(filtered({ ...scope, return_date_to: asOf }))
       .whereIn('a.rider_id', riderIds)
       // The list again on riders: PostgreSQL carries an equality across the join, not an IN list, and
-      // without it read all riders into a hash (80 ms at 100,000 riders) to join a batch's few.
+      // without it read all riders into a hash, a cost growing with the fleet, to join a batch's few.
       .whereIn('r.id', riderIds)
       .orderBy([{ column: 'a.rider_id' }, { column: 'pr.returned_at' }, { column: 'pr.id' }])
   );

@@ -19,6 +19,12 @@ export const params = defineParams({
       type: 'boolean',
       label: 'Active',
       description: '1: only equipment still held, and riders holding some; 0: only returned equipment, and riders who returned some.',
+      form: {
+        choices: [
+          { value: '1', label: 'Holding items' },
+          { value: '0', label: 'Returned items' },
+        ],
+      },
     },
     (builder, active) => builder.whereRaw(kind({ active }).flag),
   ),
@@ -119,7 +125,7 @@ function keptPage(values: Filters, offset: number, perPage: number) {
   // The page size is written into the SQL (a validated whole number, and already part of the
   // statement's shape): as a parameter, PostgreSQL's generic plan would assume a tenth of all riders
   // and hash-join every rider; as a literal the generic plan is the custom one, so after a few runs
-  // a prepared statement is no longer planned on every request (about 1 ms of the page's 5).
+  // a prepared statement is no longer planned on every request.
   if (!Number.isInteger(perPage) || perPage < 1) throw new TypeError(`per_page must be a positive whole number, not ${perPage}`);
   const ids = sql.raw(`(SELECT q.id FROM ? AS q ORDER BY q.id OFFSET (SELECT skip FROM start) LIMIT ${perPage})`, [riders]);
   const total = sql.raw('(SELECT coalesce(sum(n), 0)::bigint AS total FROM blocks)');

@@ -22,8 +22,8 @@ import { links } from '../html/links';
 
 /**
  * Riders in one batch document, about 50 pages. Its cost is that of its riders' histories, whatever
- * the fleet's size: 200 riders took 0.3 s to read and as much to render (1.6 MB of HTML); 50, about
- * 0.1 s each. A larger selection is printed batch after batch.
+ * the fleet's size, so a batch takes about the same time on any fleet (docs/BENCHMARKS.md, "Figures
+ * once kept in code comments"). A larger selection is printed batch after batch.
  */
 export const BATCH_CAP = 50;
 

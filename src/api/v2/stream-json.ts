@@ -14,10 +14,9 @@ export const YOUNG_GC_EVERY_BYTES = 8 * 1024 * 1024;
 /**
  * `gc` when the process runs with --expose-gc (`npm start` does), else nothing. Each chunk read from
  * PostgreSQL is a new Buffer whose memory is freed only when V8 collects its small wrapper; a stream
- * makes little other garbage, so without a nudge those buffers pile up between collections (the full
- * /v2/patrollerchecks stream peaked 30-35 MB above an idle process). A minor collection every 8 MB
- * keeps that pile small at a cost of about a millisecond each (docs/OPERATIONS.md, "Memory of the
- * Node.js process").
+ * makes little other garbage, so without a nudge those buffers pile up between collections, tens of
+ * MB for a full stream. A minor collection every 8 MB keeps that pile small, for little CPU (figures in
+ * docs/OPERATIONS.md, "Memory of the Node.js process").
  */
 const collectYoung = () => (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc?.({ type: 'minor' });
 
