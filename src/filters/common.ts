@@ -19,9 +19,15 @@ export const assignType = (column: string) =>
     description: ASSIGN_METHODS.map((m) => `${m.value} = ${m.label}`).join(', ') + '.',
   });
 
-/** A rider id compared with `column`. */
+/** A rider id compared with `column`; an admin list's form takes it by name too. */
 export const riderId = (column: string, description: string) =>
-  ({ type: 'bigint', column, label: 'Rider ID', description }) as const satisfies ParamDef;
+  ({
+    type: 'bigint',
+    column,
+    label: 'Rider ID',
+    description,
+    form: { label: 'Rider', placeholder: 'Name or ID', lookup: 'rider' },
+  }) as const satisfies ParamDef;
 
 /** A 3PL company by its exact name; `whose` says whose 3PL it is ("riders", "checks of riders"). */
 export const company = (column = 'c.name', whose = 'riders') =>
@@ -30,6 +36,7 @@ export const company = (column = 'c.name', whose = 'riders') =>
     column,
     label: '3PL',
     description: `Only ${whose} of this 3PL company (exact, case-sensitive).`,
+    form: { lookup: 'company' },
   }) as const satisfies ParamDef;
 
 /**
@@ -53,6 +60,12 @@ export function dayRange<const N extends string>(name: N, column: string, label:
     readonly [K in `${N}_to`]: ParamDef & { type: 'date'; op: 'toDay' };
   };
 }
+
+/** A validation's filter (1 passed, 0 failed) as an admin list's select words it. */
+export const PASSED_FAILED = [
+  { value: '1', label: 'Passed' },
+  { value: '0', label: 'Failed' },
+] as const satisfies readonly Choice[];
 
 /** Why a product was replaced: the exchange filter's literals and the answers' values. */
 export const REPLACEMENT_TYPES = ['Lost', 'Accident', 'Exchange'] as const;

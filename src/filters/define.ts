@@ -33,7 +33,34 @@ export interface ParamDef {
    * The value must reach the SQL only as a bound parameter (the compiled plans check that).
    */
   where?: (builder: Knex.QueryBuilder, value: never) => void;
+  /** How an admin list's filter form offers it, beyond a field of its type and `label`. */
+  form?: FormHints;
 }
+
+/**
+ * An admin list's field for a filter (src/admin/list-form.ts reads it; the API and the other forms
+ * draw the plain field). Each is optional: a filter without hints is a field of its type.
+ */
+export interface FormHints {
+  /** The field's and its chip's label where it is not `label` ("Rider" for a rider ID also typed as a name). */
+  label?: string;
+  /** Text shown in the empty field. */
+  placeholder?: string;
+  /** What the field is picked from, read per page for the supervisor's 3PL (see Lookup). */
+  lookup?: Lookup;
+  /** A select's options in the form's words ("Passed" for 1); the form's messages and chips name them too. */
+  choices?: readonly Choice[];
+}
+
+/**
+ * - `company`: a select of the 3PLs the supervisor may see.
+ * - `values`: a select of the values present in the column (one of VALUE_COLUMNS in
+ *   src/queries/choices.ts, by the filter's name).
+ * - `rider`, `patroller`: an ID, or a name typed and suggested (a whole name is taken when one person has it).
+ * - `{ item, variation }`: one select of products and their variations, named `item` in the form,
+ *   standing for this product ID filter and the variation ID filter `variation`.
+ */
+export type Lookup = 'company' | 'values' | 'rider' | 'patroller' | { item: string; variation: string };
 
 /** One accepted literal of an enum, its label, and the value stored for it where that differs. */
 export interface Choice {
