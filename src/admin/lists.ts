@@ -3,12 +3,12 @@ import * as patrolChecks from '../queries/patrol-checks';
 import * as productExchanges from '../queries/product-exchanges';
 import * as productReturns from '../queries/product-returns';
 import * as riderEquipment from '../queries/rider-equipment';
-import type { ListColumn, ListResource } from './list-page';
+import { defineList, type ListColumn } from './list-definition';
 import type { Row } from './stream-csv';
 import { links } from '../html/links';
 
-// The five admin lists. Filters, joins and sortable columns come from src/queries (the same
-// definitions as /v2); what is here is only how each column is labelled and shown.
+// The five admin lists. Filters (with how the form offers each), joins and sortable columns come from
+// src/queries (the same definitions as /v2); what is here is only how each column is labelled and shown.
 
 const riderHref = (row: Row) => links.rider(String(row.rider_id));
 const riderId: ListColumn = { key: 'rider_id', label: 'Rider ID', sort: 'rider_id', numeric: true, href: riderHref };
@@ -21,11 +21,11 @@ const passFail = (key: string, label: string): ListColumn => ({
   badge: (row) => (row[key] ? 'pass' : 'fail'),
 });
 /** A check's result: Passed, or Failed with the validations that failed ("Failed: ID, plate"). */
-const VALIDATIONS = [
+const VALIDATIONS: ReadonlyArray<[key: string, label: string]> = [
   ['id_valid', 'ID'],
   ['plate_valid', 'plate'],
   ['sticker_valid', 'sticker'],
-] as const;
+];
 const failedOf = (row: Row) => VALIDATIONS.filter(([key]) => !row[key]).map(([, label]) => label);
 const result: ListColumn = {
   key: 'result',
@@ -38,30 +38,19 @@ const item =
   (row: Row) =>
     `${row[`${prefix}product_name`]} / ${row[`${prefix}variation_name`]}`;
 
-const rider = { rider_id: 'rider' } as const;
-const itemPicker = { name: 'item', label: 'Item', replaces: ['product_id', 'variation_id'] } as const;
-
-const PASS_FAIL = [
-  { value: '1', label: 'Passed' },
-  { value: '0', label: 'Failed' },
-];
-
-export const checks: ListResource = {
+export const checks = defineList({
   path: '/checks',
   title: 'Patrol checks',
   intro: 'Checks of riders on the road, newest first. Open a check for its answers, items and notes.',
   section: 'checks',
   noun: ['patrol check', 'patrol checks'],
   filters: patrolChecks.adminParams,
-  choices: { is_validation: PASS_FAIL, license_plate: PASS_FAIL, sticker_validation: PASS_FAIL },
-  companyFields: ['3pl'],
-  people: { tpatroller_id: 'patroller', ...rider },
   sorts: patrolChecks.adminSorts,
   tieBreak: patrolChecks.adminTieBreak,
   defaultSort: { sort: 'checked_at', dir: 'desc' },
-  filtered: (values) => patrolChecks.adminFiltered(values as patrolChecks.AdminFilters),
-  keys: (values) => patrolChecks.adminKeys(values as patrolChecks.AdminFilters),
-  columns: (builder) => patrolChecks.adminColumns(builder),
+  filtered: patrolChecks.adminFiltered,
+  keys: patrolChecks.adminKeys,
+  columns: patrolChecks.adminColumns,
   csvName: 'patrol-checks',
   table: [
     { key: 'id', label: 'Check', sort: 'id', firstDir: 'desc', numeric: true, href: (row) => links.check(String(row.id)) },
@@ -78,30 +67,21 @@ export const checks: ListResource = {
     { key: 'score', label: 'Score', numeric: true },
     { key: 'items', label: 'Items', numeric: true },
   ],
-};
+});
 
-export const assignmentList: ListResource = {
+export const assignmentList = defineList({
   path: '/equipment/assignments',
   title: 'Assignments',
   intro: 'Every item handed to a rider, held now or returned since.',
   section: 'equipment',
   noun: ['assignment', 'assignments'],
   filters: assignments.adminParams,
-  choices: {
-    active: [
-      { value: '1', label: 'Held now' },
-      { value: '0', label: 'Returned' },
-    ],
-  },
-  companyFields: ['3pl'],
-  people: rider,
-  itemPickers: [itemPicker],
   sorts: assignments.adminSorts,
   tieBreak: assignments.adminTieBreak,
   defaultSort: { sort: 'assigned_at', dir: 'desc' },
-  filtered: (values) => assignments.adminFiltered(values as assignments.AdminFilters),
-  keys: (values) => assignments.adminKeys(values as assignments.AdminFilters),
-  columns: (builder) => assignments.adminColumns(builder),
+  filtered: assignments.adminFiltered,
+  keys: assignments.adminKeys,
+  columns: assignments.adminColumns,
   csvName: 'assignments',
   table: [
     { key: 'assigned_at', label: 'Assigned at', sort: 'assigned_at', firstDir: 'desc', nowrap: true },
@@ -124,12 +104,12 @@ export const assignmentList: ListResource = {
       badge: (row) => (row.returned_at ? undefined : 'muted'),
     },
   ],
-};
+});
 
 type Equipment = Array<{ product: string; variation: string; assigned_at: string; returned_at: string | null }>;
-const equipmentOf = (row: Row) => (row.equipment as Equipment | null) ?? [];
+const equipmentOf = (row: Row): Equipment => (Array.isArray(row.equipment) ? row.equipment : []);
 
-export const riderList: ListResource = {
+export const riderList = defineList({
   path: '/equipment/riders',
   printable: true,
   title: 'Riders with equipment',
@@ -137,19 +117,11 @@ export const riderList: ListResource = {
   section: 'equipment',
   noun: ['rider', 'riders'],
   filters: riderEquipment.adminParams,
-  choices: {
-    active: [
-      { value: '1', label: 'Holding items' },
-      { value: '0', label: 'Returned items' },
-    ],
-  },
-  companyFields: ['3pl_name'],
-  people: rider,
   sorts: riderEquipment.adminSorts,
   tieBreak: riderEquipment.adminTieBreak,
   defaultSort: { sort: 'rider_id', dir: 'asc' },
-  filtered: (values) => riderEquipment.filtered(values as riderEquipment.Filters),
-  columns: (builder, values) => riderEquipment.adminColumns(builder, values as riderEquipment.Filters),
+  filtered: riderEquipment.filtered,
+  columns: riderEquipment.adminColumns,
   csvName: 'riders-with-equipment',
   table: [
     riderId,
@@ -170,25 +142,21 @@ export const riderList: ListResource = {
         })),
     },
   ],
-};
+});
 
-export const returnList: ListResource = {
+export const returnList = defineList({
   path: '/equipment/returns',
   title: 'Returns',
   intro: 'Items riders gave back, with their condition and who took them in.',
   section: 'equipment',
   noun: ['return', 'returns'],
   filters: productReturns.params,
-  companyFields: ['3pl'],
-  valueFields: ['return_condition'],
-  people: rider,
-  itemPickers: [itemPicker],
   sorts: productReturns.adminSorts,
   tieBreak: productReturns.adminTieBreak,
   defaultSort: { sort: 'returned_at', dir: 'desc' },
-  filtered: (values) => productReturns.filtered(values as productReturns.Filters),
-  keys: (values) => productReturns.adminKeys(values as productReturns.Filters),
-  columns: (builder) => productReturns.adminColumns(builder),
+  filtered: productReturns.filtered,
+  keys: productReturns.adminKeys,
+  columns: productReturns.adminColumns,
   csvName: 'returns',
   table: [
     { key: 'returned_at', label: 'Returned at', sort: 'returned_at', firstDir: 'desc', nowrap: true },
@@ -202,28 +170,21 @@ export const returnList: ListResource = {
     { key: 'condition', label: 'Condition', sort: 'return_condition' },
     { key: 'returned_by', label: 'Taken in by', auto: true },
   ],
-};
+});
 
-export const exchangeList: ListResource = {
+export const exchangeList = defineList({
   path: '/equipment/exchanges',
   title: 'Exchanges',
   intro: 'Items swapped for others: what went back, what came out, and why.',
   section: 'equipment',
   noun: ['exchange', 'exchanges'],
   filters: productExchanges.params,
-  companyFields: ['3pl'],
-  valueFields: ['exchange_type'],
-  people: rider,
-  itemPickers: [
-    { ...itemPicker, label: 'Gave back' },
-    { name: 'new_item', label: 'Received', replaces: ['new_product_id', 'new_variation_id'] },
-  ],
   sorts: productExchanges.adminSorts,
   tieBreak: productExchanges.adminTieBreak,
   defaultSort: { sort: 'exchanged_at', dir: 'desc' },
-  filtered: (values) => productExchanges.filtered(values as productExchanges.Filters),
-  keys: (values) => productExchanges.adminKeys(values as productExchanges.Filters),
-  columns: (builder) => productExchanges.adminColumns(builder),
+  filtered: productExchanges.filtered,
+  keys: productExchanges.adminKeys,
+  columns: productExchanges.adminColumns,
   csvName: 'exchanges',
   table: [
     { key: 'exchanged_at', label: 'Exchanged at', sort: 'exchanged_at', firstDir: 'desc', nowrap: true },
@@ -240,7 +201,7 @@ export const exchangeList: ListResource = {
     { key: 'replacement_type', label: 'Replacement', sort: 'replacement_type' },
     { key: 'processed_by', label: 'Processed by', auto: true },
   ],
-};
+});
 
 export const equipmentTabs = [assignmentList, riderList, returnList, exchangeList];
 export const allLists = [checks, ...equipmentTabs];
