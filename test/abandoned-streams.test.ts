@@ -6,7 +6,7 @@ import request from 'supertest';
 import { createSupervisor } from '../src/auth/supervisors';
 import { createToken } from '../src/auth/tokens';
 import { poolSettles, serve, servedApp, testApp, testAppWithAuth, type TestApp } from './support/app';
-import { databaseUrl, testDatabases } from './support/databases';
+import { databaseUrl, testDatabases, useDatabase } from './support/databases';
 import { expectProblem } from './support/expect';
 import { eventually, holdsFor } from './support/wait';
 import { csrfToken } from './support/html';
@@ -22,6 +22,7 @@ const STREAMS_APP = 'rider-equipment-service/streams';
 // Watches from the maintenance database, so that its own statements count nowhere in LARGE.
 let monitor: pg.Client;
 beforeAll(async () => {
+  await useDatabase('large');
   monitor = new pg.Client(process.env.TEST_ADMIN_URL);
   await monitor.connect();
 });

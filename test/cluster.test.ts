@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import pg from 'pg';
 import { createToken } from '../src/auth/tokens';
-import { databaseUrl, testDatabases } from './support/databases';
+import { useDatabase } from './support/databases';
 import { buildOnce, exited, withServer } from './support/server-process';
 import { eventually } from './support/wait';
 
@@ -12,7 +12,7 @@ beforeAll(buildOnce);
 
 let token: string;
 beforeAll(async () => {
-  const client = new pg.Client(databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().demo));
+  const client = new pg.Client(await useDatabase('demo'));
   await client.connect();
   token = (await createToken(client, { name: `cluster-${process.pid}` })).token;
   await client.end();

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { alignListZone } from '../src/db/bootstrap';
-import { databaseUrl, testDatabases } from './support/databases';
+import { databaseUrl, testDatabases, useDatabase } from './support/databases';
 
 // The kept list entries are written in one zone (rider_list_zone); at start the service aligns them
 // with TIME_ZONE on a database it owns, and says what to run on any other.
@@ -17,6 +17,7 @@ async function zone(): Promise<string> {
 }
 
 describe('alignListZone', () => {
+  beforeAll(() => useDatabase('demo'));
   afterAll(async () => {
     await alignListZone(url(), 'UTC', () => undefined, true); // as the other tests expect it
   });

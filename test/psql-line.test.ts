@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { embeddedPsql, urlPsql } from '../src/db/psql-line';
-import { databaseUrl, testDatabases } from './support/databases';
+import { useDatabase } from './support/databases';
 import { buildOnce, withServer } from './support/server-process';
 
 jest.setTimeout(90000);
@@ -31,7 +31,7 @@ describe('the started server', () => {
 
   it('prints the psql line for its DATABASE_URL in the banner, without the password in it', async () => {
     // The test server trusts local connections, so a made-up password still connects.
-    const url = new URL(databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().demo));
+    const url = new URL(await useDatabase('demo'));
     url.password = 'not-to-be-printed-42';
     await withServer({ DATABASE_URL: url.toString() }, async (server) => {
       await new Promise((resolve) => setTimeout(resolve, 200)); // the banner's later lines

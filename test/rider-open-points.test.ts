@@ -6,7 +6,7 @@ import { DEFAULT_ATTENTION, loadConfig } from '../src/config';
 import type { Reader } from '../src/db/pool';
 import { requestId } from '../src/http/request-id';
 import { createReportsRouter } from '../src/reports/router';
-import { databaseUrl, testDatabases } from './support/databases';
+import { useDatabase } from './support/databases';
 import { one, tableRows, textOf } from './support/html';
 
 // The rider's page says why "Needs attention" lists the rider: the open points of the printable report,
@@ -52,7 +52,7 @@ beforeAll(async () => {
   // A connection of its own, named apart from the service's (test/api-streaming.test.ts counts those
   // that are not idle on this database), in the service's time zone.
   client = new pg.Client({
-    connectionString: databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().demo),
+    connectionString: await useDatabase('demo'),
     application_name: 'test-rider-open-points',
     options: `-c TimeZone=${loadConfig({ NODE_ENV: 'test' }).timeZone}`,
   });

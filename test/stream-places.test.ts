@@ -5,7 +5,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { createToken } from '../src/auth/tokens';
 import { poolSettles, serve, testApp, testAppWithAuth, type TestApp } from './support/app';
-import { testDatabases } from './support/databases';
+import { testDatabases, useDatabase } from './support/databases';
 import { expectProblem } from './support/expect';
 import { eventually } from './support/wait';
 import { databaseUrl } from './support/databases';
@@ -15,6 +15,7 @@ const DATABASE = testDatabases().largeCopy;
 
 let monitor: pg.Client;
 beforeAll(async () => {
+  await useDatabase('largeCopy');
   monitor = new pg.Client(process.env.TEST_ADMIN_URL);
   await monitor.connect();
 });

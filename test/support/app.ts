@@ -7,7 +7,7 @@ import { createApp } from '../../src/app';
 import { TokenCache } from '../../src/auth/tokens';
 import { loadConfig, type Config } from '../../src/config';
 import { createPool, type Pool } from '../../src/db/pool';
-import { databaseUrl, testDatabases } from './databases';
+import { databaseUrl, testDatabases, useDatabase, type Database } from './databases';
 import { eventually } from './wait';
 
 export interface TestApp {
@@ -21,7 +21,19 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
-type Database = keyof ReturnType<typeof testDatabases>;
+/**
+ * `pool` as it is, except that its connections wait until `ready` settles (the database is made): testApp
+ * is synchronous, and its pools connect only when a test first queries.
+ * Every connection of the service's pools, for pool.query() and pool.connect() too, comes through acquire().
+ */
+function after(ready: Promise<unknown>, pool: Pool): Pool {
+  const acquire = pool.acquire.bind(pool);
+  pool.acquire = async (...args) => {
+    await ready;
+    return acquire(...args);
+  };
+  return pool;
+}
 
 function build(
   database: Database,
@@ -32,11 +44,14 @@ function build(
   // unless a test asks for the shared store (RATE_LIMIT_STORE: 'postgres').
   const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off', RATE_LIMIT_STORE: 'memory', ...env });
   const url = databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases()[database]);
+  // The run's copy of the database is made now if this is its first use; a failure shows at the first query.
+  const ready = useDatabase(database);
+  ready.catch(() => undefined);
   const logs: string[] = [];
   const log = (message: string) => logs.push(message);
-  const pool = createPool(url, config, log);
-  const streamPool = createPool(url, config, log, 'streams');
-  const adminPool = createPool(url, config, log, 'admin');
+  const pool = after(ready, createPool(url, config, log));
+  const streamPool = after(ready, createPool(url, config, log, 'streams'));
+  const adminPool = after(ready, createPool(url, config, log, 'admin'));
   const cache = tokens?.(pool, config, log);
   const app = createApp({ pool, streamPool, adminPool, config, log, tokens: cache });
   const close = async () => {
@@ -60,7 +75,8 @@ export function testApp(database: Database = 'fixture', env: Record<string, stri
  */
 export function useFixtureAndDemo(): { fixture: TestApp; demo: TestApp } {
   const apps = {} as { fixture: TestApp; demo: TestApp };
-  beforeAll(() => {
+  beforeAll(async () => {
+    await Promise.all([useDatabase('fixture'), useDatabase('demo')]);
     apps.fixture = testApp('fixture');
     apps.demo = testApp('demo');
   });
@@ -73,6 +89,7 @@ export function useFixtureAndDemo(): { fixture: TestApp; demo: TestApp } {
 
 /** The app with API tokens required, its token cache loaded. */
 export async function testAppWithAuth(database: Database = 'fixture', env: Record<string, string> = {}): Promise<TestApp> {
+  await useDatabase(database);
   const t = build(database, { AUTH: 'on', ...env }, (pool, config, log) => new TokenCache(pool, config.auth.refreshMs, log));
   await t.tokens!.start();
   return t;

@@ -1,5 +1,9 @@
-// Names of the databases one test run creates. The run id is set once by the global setup (its
-// process id) and inherited by the test workers, so parallel runs on one server stay apart.
+// The databases one test run uses, each made on first use by the test file that asks for it
+// (useDatabase): a copy of a template database (test/support/templates.ts), never built from scratch.
+// The run id is set once by the global setup (its process id) and inherited by the test workers, so
+// parallel runs on one server stay apart.
+import { copyOfTemplate, type TemplateKind } from './templates';
+
 export function testDatabases() {
   const run = (process.env.TEST_RUN_ID ??= String(process.pid));
   return {
@@ -22,6 +26,38 @@ export function testDatabases() {
      */
     listKeys: `rider_equipment_test_list_keys_${run}`,
   };
+}
+
+export type Database = keyof ReturnType<typeof testDatabases>;
+
+/** The template each of the run's databases is a copy of. */
+const TEMPLATE_OF: Record<Database, TemplateKind> = {
+  fixture: 'fixture',
+  attention: 'fixture',
+  handling: 'fixture',
+  listKeys: 'fixture',
+  demo: 'demo',
+  large: 'large',
+  largeCopy: 'large',
+};
+
+const made = new Map<Database, Promise<string>>();
+
+/**
+ * The URL of the run's database `database`, made first (from its template) if no test file of the run
+ * has made it yet. testApp and testAppWithAuth call it; a test that connects to a database by its name
+ * awaits it first.
+ */
+export function useDatabase(database: Database): Promise<string> {
+  let url = made.get(database);
+  if (!url) {
+    const adminUrl = process.env.TEST_ADMIN_URL!;
+    const name = testDatabases()[database];
+    url = copyOfTemplate(adminUrl, name, TEMPLATE_OF[database], process.env.TEST_TEMPLATE_HASH!).then(() => databaseUrl(adminUrl, name));
+    made.set(database, url);
+    url.catch(() => made.delete(database)); // asked again, it is tried again
+  }
+  return url;
 }
 
 export function databaseUrl(adminUrl: string, name: string): string {

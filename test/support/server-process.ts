@@ -1,7 +1,7 @@
 // The built server as a real process (dist/src/server.js), as `npm start` runs it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { databaseUrl, testDatabases } from './databases';
+import { useDatabase } from './databases';
 
 const root = path.join(__dirname, '../..');
 
@@ -11,16 +11,17 @@ export function buildOnce(): void {
 }
 
 /** Starts the server on a free port (the demo test database unless env says otherwise) and resolves at its banner. */
-export function startServer(
+export async function startServer(
   env: Record<string, string>,
   options: { detached?: boolean } = {},
 ): Promise<{ child: ChildProcess; base: string; output: () => string }> {
+  const demo = 'DATABASE_URL' in env ? '' : await useDatabase('demo');
   const child = spawn(process.execPath, ['dist/src/server.js'], {
     cwd: root,
     detached: options.detached,
     env: {
       ...process.env,
-      DATABASE_URL: databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().demo),
+      DATABASE_URL: demo,
       PORT: '0',
       AUTH: 'off',
       LOG_REQUESTS: 'off',
