@@ -3,13 +3,7 @@
 // OpenAPI document publishes (and the tests hold every answer to) are both generated from it, so a
 // key is written once. The field makers below pair each of the contract's formats with its schema.
 import { ASSIGN_METHODS } from '../filters/common';
-import {
-  datetime as datetimeSql,
-  dayFirst as dayFirstSql,
-  jsonObjectText,
-  jsonObjectTextAround,
-  jsonValue,
-} from './sql-fragments';
+import { datetime as datetimeSql, dayFirst as dayFirstSql, jsonObjectText, jsonObjectTextAround, jsonValue } from './sql-fragments';
 
 export type JsonSchema = { [keyword: string]: unknown };
 
