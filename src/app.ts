@@ -78,7 +78,7 @@ export function createApp({
           tokens,
           perMinute: config.auth.perMinute,
           failuresPerMinute: config.auth.failuresPerMinute,
-          stores: rateLimitStores(pool, config.auth.rateLimitStore, log),
+          stores: rateLimitStores(pool, config.auth.rateLimitStore, log, config.auth.rateLimitFlushMs),
         }
       : undefined;
   // Counted in PostgreSQL wherever the rate limits are (several processes, or replicas): one limit for all.

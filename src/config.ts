@@ -42,6 +42,8 @@ export interface Config {
     /** Failed sign-ins per account (username) in 5 minutes, from any address. */
     signInAccountFailures: number;
     rateLimitStore: 'postgres' | 'memory';
+    /** How often a process adds its counted hits to the shared counts in PostgreSQL (RATE_LIMIT_STORE=postgres). */
+    rateLimitFlushMs: number;
   };
   /** HTTP worker processes (node:cluster) on one port. */
   webConcurrency: number;
@@ -269,6 +271,8 @@ export function loadConfig(env: Env = process.env): Config {
         oneOf(env, 'RATE_LIMIT_STORE', ['auto', 'postgres', 'memory'] as const, 'auto'),
         webConcurrency + replicaUrls.length + embeddedReplicas > 1,
       ),
+      // Longer: fewer statements on the primary, a larger overshoot of a limit across processes.
+      rateLimitFlushMs: integer(env, 'RATE_LIMIT_FLUSH_MS', 200, 10, 10000),
     },
     sessions: {
       idleMinutes: integer(env, 'SESSION_IDLE_MINUTES', 30, 1, 10080),

@@ -18,6 +18,9 @@ describe('settings for serving past one process', () => {
       /DATABASE_REPLICA_URLS must be postgres/,
     );
     expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow(/RATE_LIMIT_STORE must be one of auto, postgres, memory/);
+    expect(loadConfig({}).auth.rateLimitFlushMs).toBe(200);
+    expect(loadConfig({ RATE_LIMIT_FLUSH_MS: '50' }).auth.rateLimitFlushMs).toBe(50);
+    expect(() => loadConfig({ RATE_LIMIT_FLUSH_MS: '5' })).toThrow(/RATE_LIMIT_FLUSH_MS must be a whole number from 10 to 10000/);
     expect(() => loadConfig({ WEB_CONCURRENCY: '0' })).toThrow(/WEB_CONCURRENCY must be a whole number from 1 to 64/);
     expect(() => loadConfig({ EMBEDDED_REPLICAS: '9' })).toThrow(/EMBEDDED_REPLICAS must be a whole number from 0 to 8/);
   });

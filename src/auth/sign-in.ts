@@ -66,7 +66,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   });
 
   const signInToken = signInCsrf(secret, links.signIn());
-  const stores = rateLimitStores(pool, config.auth.rateLimitStore, log);
+  const stores = rateLimitStores(pool, config.auth.rateLimitStore, log, config.auth.rateLimitFlushMs);
 
   /**
    * Failed sign-ins counted per key (each request counts, and is taken back when it signs in): past
