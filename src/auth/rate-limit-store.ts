@@ -114,9 +114,11 @@ export class SharedCounts {
 
   private start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.flush(), this.flushMs).unref();
+    this.timer = setInterval(() => void this.flush().catch((error: Error) => this.failed(error)), this.flushMs).unref();
     this.sweeper = setInterval(() => {
-      this.away(this.pool.query('DELETE FROM access.rate_limits WHERE reset_at < now()'), undefined).catch(() => undefined);
+      this.away(this.pool.query('DELETE FROM access.rate_limits WHERE reset_at < now()'), undefined).catch((error: Error) =>
+        this.failed(error),
+      );
     }, SWEEP_MS).unref();
   }
 
@@ -146,6 +148,12 @@ export class SharedCounts {
     }
     // A watched key whose row is gone: its window has ended everywhere.
     for (const key of watched) if (!seen.has(key)) this.counts.delete(key);
+  }
+
+  /** A flush that failed otherwise than by the database being away: the pool has ended (the process is stopping), or a bug. */
+  private failed(error: Error): void {
+    if (this.pool.ended) return this.stop();
+    throttled(this.log).write(`rate limits: ${error.message}`, `rate limits could not be flushed: ${error.stack ?? error.message}`);
   }
 
   /** `fallback` when the database is away (logged, throttled); any other error is thrown, for the bug it is. */
