@@ -75,6 +75,10 @@ export function loadScenarios(ranges: { riders: IdRange; countries: IdRange }, p
         random: { param: 'country_id', variable: 'country', range: ranges.countries },
         noRiderTarget: true,
       })),
+    // One with neither: the whole answer, unfiltered.
+    ...paths
+      .filter((path) => !byRider.includes(path) && !paramsOf(path).includes('country_id'))
+      .map((path): LoadScenario => ({ group: 'rider', path, label: 'no filter (the whole answer)', query: {}, noRiderTarget: true })),
     ...byWeek.map(({ path, name }): LoadScenario => ({ group: 'date', path, label: weekLabel(name), query: week(name) })),
     // The first two are page 1 and the last page without filters (compared with each other and
     // with the naive query); then the last pages with each filter.

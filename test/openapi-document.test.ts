@@ -36,7 +36,7 @@ describe('GET /v2/openapi.json', () => {
     expect(res.headers['x-request-id']).toBeDefined();
   });
 
-  it('documents exactly the seven operations, each as GET and HEAD, relative to /v2', () => {
+  it("documents exactly the registry's operations, each as GET and HEAD, relative to /v2", () => {
     expect(served.servers).toEqual([expect.objectContaining({ url: '/v2' })]);
     expect(Object.keys(served.paths)).toEqual(paths);
     for (const path of paths) expect(Object.keys(served.paths[path])).toEqual(['get', 'head']);

@@ -31,7 +31,11 @@ export interface OperationDef<P extends Params> {
   answer: string;
   /** The answer is an array of exactly one element (a page envelope) rather than one per row. */
   single?: boolean;
-  /** Rows are sent as they arrive (an unbounded answer), one JSON text per row. */
+  /**
+   * true for every list whose statement gives one element per row: the rows are sent as they arrive.
+   * false only with `single`: the statement gives a page envelope as rows (its head, one row per
+   * element, its tail) that are joined into one answer (see answerPieces in send-json.ts).
+   */
   stream: boolean;
   /**
    * A filter that keeps the answer small (one rider's records, one country's questions): given it,
