@@ -4,7 +4,7 @@ import http from 'node:http';
 import pg from 'pg';
 import { createToken } from '../src/auth/tokens';
 import { useDatabase } from './support/databases';
-import { buildOnce, exited, withServer } from './support/server-process';
+import { buildOnce, exited, getText, withServer } from './support/server-process';
 import { eventually } from './support/wait';
 
 jest.setTimeout(90000);
@@ -69,17 +69,7 @@ describe('WEB_CONCURRENCY=2', () => {
     const text = await withServer({ AUTH: 'on', WEB_CONCURRENCY: '2', API_RATE_LIMIT_PER_MINUTE: '1000' }, async ({ child, base }) => {
       await eventually(() => workersOf(child.pid!).length === 2, { what: 'two workers' });
       for (let i = 0; i < 12; i++) await get(`${base}/v2/questioner?country_id=1`);
-      return new Promise<string>((resolve, reject) => {
-        http
-          .get(`${base}/metrics`, { agent: false }, (res) => {
-            let body = '';
-            res
-              .setEncoding('utf8')
-              .on('data', (d: string) => (body += d))
-              .on('end', () => resolve(body));
-          })
-          .on('error', reject);
-      });
+      return getText(`${base}/metrics`);
     });
     // Whichever worker answered, the count is that of both.
     expect(text).toMatch(/^http_requests_total\{method="GET",route="\/v2\/questioner",status="200"\} 12$/m);

@@ -1,13 +1,12 @@
 // How stale a read on a replica may be: never more than REPLICA_MAX_LAG_MS, whichever worker serves it.
 // A real primary and hot standby (embedded, started here) behind the built server with two workers.
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbedded, startEmbeddedStandby, type EmbeddedServer } from '../src/db/embedded';
 import { migrateDatabase } from '../src/db/migrate';
-import { buildOnce, withServer } from './support/server-process';
+import { buildOnce, getText, withServer } from './support/server-process';
 import { eventually } from './support/wait';
 
 jest.setTimeout(90000);
@@ -54,21 +53,6 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** GET on a connection of its own, so that the two workers take the requests in turn. */
-function get(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { agent: false }, (res) => {
-        let body = '';
-        res
-          .setEncoding('utf8')
-          .on('data', (d: string) => (body += d))
-          .on('end', () => resolve(body));
-      })
-      .on('error', reject);
-  });
-}
-
 describe('a paused standby behind two workers', () => {
   it('never serves a read older than REPLICA_MAX_LAG_MS, and a client never sees a change undone', async () => {
     const env = {
@@ -90,7 +74,7 @@ describe('a paused standby behind two workers', () => {
         }
       })();
       try {
-        const inRotation = async () => JSON.parse(await get(`${base}/health/ready`)).databases[1].in_rotation === true;
+        const inRotation = async () => JSON.parse(await getText(`${base}/health/ready`)).databases[1].in_rotation === true;
         // Both workers have the standby in the rotation (two answers in a row on fresh connections).
         await eventually(async () => (await inRotation()) && (await inRotation()), { ms: 10000, what: 'the standby in the rotation' });
 
@@ -102,7 +86,7 @@ describe('a paused standby behind two workers', () => {
         const seen: Array<{ sent: number; fresh: boolean }> = [];
         while (Date.now() - committed < MAX_LAG_MS + 4 * CHECK_MS + 500) {
           const sent = Date.now();
-          const body = await get(`${base}/v2/patrollerchecks?rider_id=101`);
+          const body = await getText(`${base}/v2/patrollerchecks?rider_id=101`);
           expect(body).toMatch(/Ahmed Khan|Renamed Rider/);
           seen.push({ sent, fresh: body.includes('Renamed Rider') });
         }

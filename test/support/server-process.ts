@@ -1,5 +1,6 @@
 // The built server as a real process (dist/src/server.js), as `npm start` runs it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { useDatabase } from './databases';
 
@@ -60,4 +61,19 @@ export async function withServer<T>(
       await gone;
     }
   }
+}
+
+/** A GET on a connection of its own (so that a server's workers take requests in turn); resolves with the body. */
+export function getText(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d: string) => (body += d))
+          .on('end', () => resolve(body));
+      })
+      .on('error', reject);
+  });
 }
