@@ -71,7 +71,10 @@ export class Shutdown {
   private cut(): void {
     const now = Date.now();
     for (const { req, res, since } of this.running) {
-      const id = (res as ServerResponse & { locals?: { requestId?: string } }).locals?.requestId;
+      const locals = (res as ServerResponse & { locals?: { requestId?: string; cutAtShutdown?: boolean } }).locals;
+      const id = locals?.requestId;
+      // Its handler then sees a client gone: this line says what happened, that one is not written.
+      if (locals) locals.cutAtShutdown = true;
       // The path as asked (a router mounted on /v2 shortens req.url), without its query: it may hold a secret.
       const path = ((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0];
       this.options.log(

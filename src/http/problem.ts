@@ -30,7 +30,8 @@ export function sendProblem(res: Response, error: HttpError): void {
 export function clientGone(thrown: unknown, req: Request, res: Response, log: Logger): boolean {
   if (!isClientGone(thrown)) return false;
   if (!res.headersSent) res.statusCode = 499;
-  log(failureLine(String(res.locals.requestId ?? ''), req.method, req.originalUrl, 499, thrown));
+  // A request the shutdown cut has its own line already ("Cut at shutdown: ...").
+  if (!res.locals.cutAtShutdown) log(failureLine(String(res.locals.requestId ?? ''), req.method, req.originalUrl, 499, thrown));
   res.destroy();
   return true;
 }
