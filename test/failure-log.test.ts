@@ -51,6 +51,7 @@ describe('a stopped primary, with the rate limits in PostgreSQL', () => {
     try {
       const app = createApp({ pool: pools[0], streamPool: pools[1], adminPool: pools[2], config, log, tokens });
       const statuses: number[] = [];
+      const started = Date.now();
       for (let batch = 0; batch < 20; batch++) {
         const answers = await Promise.all(
           Array.from({ length: 10 }, () => request(app).get('/v2/assign-list?rider_id=1').set('authorization', `Bearer ${token}`)),
@@ -58,13 +59,16 @@ describe('a stopped primary, with the rate limits in PostgreSQL', () => {
         statuses.push(...answers.map((res) => res.status));
       }
       expect(new Set(statuses)).toEqual(new Set([503]));
+      const seconds = Math.ceil((Date.now() - started) / 1000);
       // Every window closed.
       await new Promise((resolve) => setTimeout(resolve, 1100));
 
       expect(libraryReports).not.toHaveBeenCalled();
       for (const line of lines) expect(line).not.toContain('\n');
-      // At most one line per reason and second, and a count for the rest.
-      expect(lines.length).toBeLessThanOrEqual(20);
+      // At most one line per reason and second, and a count for the rest: two reasons here (the 503s and
+      // the rate-limit store), however long a loaded machine takes over the 200 requests.
+      expect(lines.length).toBeLessThanOrEqual(2 * 2 * (seconds + 1));
+      expect(lines.length).toBeLessThan(200 / 5);
       const failed = lines.filter((line) => / -> 503: .*ECONNREFUSED/.test(line)).length;
       const counted = lines
         .filter((line) => /not logged one by one: 503: .*ECONNREFUSED/.test(line))
