@@ -24,6 +24,13 @@ describe.each([
     expect(result.stderr).toBe('');
   });
 
+  it('names an unknown command, then the usage, and exits 1', () => {
+    const result = run(cli, 'bogus');
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("Unknown command 'bogus'.");
+    expect(result.stderr).toContain(line);
+  });
+
   it('names an unknown option, then the usage, and exits 1', () => {
     const result = run(cli, '--bogus');
     expect(result.status).toBe(1);

@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/bootstrap';
-import { commandLine, runCommand } from './run';
+import { commandLine, runCommand, unknownCommand } from './run';
 import { migrateDatabase } from '../db/migrate';
 import { DEFAULT_DEMO, seedDemo } from '../../db/seeds/demo';
 
@@ -20,7 +20,7 @@ function positiveInteger(name: string, raw: string | undefined, fallback: number
 async function main(): Promise<void> {
   const { positionals, values } = commandLine(usage, { riders: { type: 'string' }, seed: { type: 'string' } } as const);
   const command = positionals[0];
-  if (command !== 'migrate' && command !== 'seed') throw new Error(usage);
+  if (command !== 'migrate' && command !== 'seed') throw unknownCommand(command, usage);
 
   const config = loadConfig();
   const log = (message: string) => console.log(message);

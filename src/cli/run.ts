@@ -44,3 +44,8 @@ export function commandLine<O extends Options>(usage: string, options: O) {
   }
   return parsed;
 }
+
+/** The error of a command line whose command is not one of `known`: names what was given, then the usage. */
+export function unknownCommand(given: string | undefined, usage: string): Error {
+  return new Error(`${given === undefined ? 'No command given' : `Unknown command '${given}'`}.\n${usage}`);
+}

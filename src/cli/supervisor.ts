@@ -1,7 +1,7 @@
 // npm run supervisor -- create --username NAME [--3pl COMPANY]   (asks for the password, or reads SUPERVISOR_PASSWORD)
 // npm run supervisor -- disable --username NAME
 import readline from 'node:readline/promises';
-import { commandLine, runCommand, withDatabaseClient } from './run';
+import { commandLine, runCommand, unknownCommand, withDatabaseClient } from './run';
 import { MIN_PASSWORD_LENGTH, createSupervisor, disableSupervisor } from '../auth/supervisors';
 
 const usage = `usage:
@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   const { positionals, values } = commandLine(usage, { username: { type: 'string' }, '3pl': { type: 'string' } } as const);
   const [command] = positionals;
   const username = values.username;
-  if (!['create', 'disable'].includes(command) || !username) throw new Error(usage);
+  if (!['create', 'disable'].includes(command)) throw unknownCommand(command, usage);
+  if (!username) throw new Error(`${command} needs --username\n${usage}`);
   const password = command === 'create' ? await askPassword() : '';
   await withDatabaseClient(async (client) => {
     if (command === 'create') {

@@ -2,7 +2,7 @@
 // npm run token -- revoke NAME_OR_ID
 // npm run token -- list
 // Works on DATABASE_URL, or on the embedded server when it is not set.
-import { commandLine, runCommand, withDatabaseClient } from './run';
+import { commandLine, runCommand, unknownCommand, withDatabaseClient } from './run';
 import { createToken, listTokens, revokeToken } from '../auth/tokens';
 
 const usage = `usage:
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     'expires-days': { type: 'string' },
   } as const);
   const [command, target] = positionals;
-  if (!['create', 'revoke', 'list'].includes(command)) throw new Error(usage);
+  if (!['create', 'revoke', 'list'].includes(command)) throw unknownCommand(command, usage);
   if (command === 'create' && !values.name) throw new Error(`create needs --name\n${usage}`);
   if (command === 'revoke' && !target) throw new Error(`revoke needs a token name or id\n${usage}`);
   const days = values['expires-days'];
