@@ -211,12 +211,21 @@ describe('what is refused', () => {
       .type('form')
       .send({ _csrf: csrfToken(page), subject: '101', note: '   ' });
     expect(blank.status).toBe(400);
-    expect(textOf(one(blank.text, 'main'))).toContain('note is required');
+    expect(textOf(one(blank.text, 'main'))).toContain('Note: is required: say what was done');
     const badDay = await a
       .post('/admin/attention/unchecked/handled')
       .type('form')
-      .send({ _csrf: csrfToken(page), subject: '101', note: 'x', until: '2025-02-30' });
+      .send({ _csrf: csrfToken(page), subject: '101', note: 'Called the rider, kit at the depot', until: '2025-02-30' });
     expect(badDay.status).toBe(400);
+    // Nothing typed is lost: the same form again, filled in, saying what to correct.
+    expect(textOf(one(badDay.text, 'main'))).toContain('Until: must be a real calendar day written YYYY-MM-DD');
+    const retry = badDay.text.slice(badDay.text.indexOf('<main'));
+    expect(retry).toContain('>Called the rider, kit at the depot</textarea>');
+    expect(retry).toContain('value="2025-02-30"');
+    expect(retry).toContain('name="subject" value="101"');
+    expect(retry).toContain('action="/admin/attention/unchecked/handled"');
+    // The retry page carries the session's token, so the corrected form is sent like any other.
+    expect(csrfToken(badDay.text)).toBe(csrfToken(page));
     await a
       .post('/admin/attention/nothing/handled')
       .type('form')

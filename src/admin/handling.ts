@@ -49,7 +49,7 @@ const handleForm = [
     .optional({ values: 'falsy' })
     .isString()
     .custom((v: string) => isRealDay(v))
-    .withMessage('must be a day written YYYY-MM-DD'),
+    .withMessage('must be a real calendar day written YYYY-MM-DD'),
 ];
 
 function supervisorOf(res: Response): { id: string } {
@@ -62,6 +62,31 @@ function ruleOf(req: Request): attention.RuleName {
   const rule = ruleNamed(String(req.params.rule));
   if (!rule) throw new HttpError(404, 'There is no such list of points to attend to.');
   return rule.name;
+}
+
+/** A form refused for its note or its day: the same form again, with what was typed and why it was refused. */
+async function retry(req: Request, res: Response, rule: attention.RuleName, mapped: Record<string, { msg: unknown }>): Promise<void> {
+  const field = (name: string) => (typeof req.body?.[name] === 'string' ? (req.body[name] as string) : '');
+  // A bad subject is no typing mistake (the form sets it): refused as before.
+  if (mapped.subject) throw new HttpError(400, `The row was not marked handled: subject ${String(mapped.subject.msg)}.`);
+  const errors = Object.fromEntries(Object.entries(mapped).map(([name, error]) => [name, String(error.msg)]));
+  await render(
+    res,
+    'handle-retry',
+    {
+      title: `Not marked handled: ${ruleNamed(rule)!.title}`,
+      section: 'attention',
+      action: req.originalUrl,
+      subject: field('subject'),
+      back: safeBack(req.body?.back, rule),
+      note: field('note'),
+      until: field('until'),
+      errors,
+      // Loads the Calendar button of the "Until" field (partials/bottom).
+      form: { fields: [{ control: 'date' }] },
+    },
+    400,
+  );
 }
 
 export function handlingRouter({ pool, primary, protect, settings }: HandlingDeps) {
@@ -79,10 +104,7 @@ export function handlingRouter({ pool, primary, protect, settings }: HandlingDep
     const rule = ruleOf(req);
     const supervisor = supervisorOf(res);
     const errors = validationResult(req);
-    if (!errors.isEmpty()) {
-      const messages = errors.array().map((e) => `${e.type === 'field' ? e.path : ''} ${e.msg}`.trim());
-      throw new HttpError(400, `The row was not marked handled: ${messages.join('; ')}.`);
-    }
+    if (!errors.isEmpty()) return retry(req, res, rule, errors.mapped());
     const { subject, note, until } = matchedData(req) as { subject: string; note: string; until?: string };
     const scope = scopeOf(res);
     const [found] = await queryRows(primary, toNative(handling.subjectInScope(rule, subject, scope)));
