@@ -92,6 +92,25 @@ describe('Needs attention in a browser, signed in', () => {
     await page.context().close();
   });
 
+  it('gives back a refused form filled in, clean under axe-core, and saves it once corrected', async () => {
+    const page = await signedIn();
+    const form = page.locator('section#overdue-items details.row-action').first();
+    await form.locator('summary').click();
+    await form.getByLabel('Note').fill('Kit promised for Friday');
+    // 30 February passes the field's pattern: only the server can refuse it.
+    await form.locator('input[name="until"]').fill('2026-02-30');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.waitForSelector('h1:has-text("Not marked handled")');
+    expect(await page.getByLabel('Note').inputValue()).toBe('Kit promised for Friday');
+    expect(await page.locator('.error-summary').innerText()).toContain('Until: must be a real calendar day written YYYY-MM-DD');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.locator('input[name="until"]').fill('2026-03-02');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/admin\/attention/);
+    expect(await page.locator('.notice').innerText()).toMatch(/^Marked handled: /);
+    await page.context().close();
+  });
+
   it('draws each row as a card on a phone: no sideways scroll, and every label held inside its cell', async () => {
     // Rider 105's last two checks failed, so "Failing patrol checks" has a row with its "Last check failed".
     await served.t.pool
