@@ -17,38 +17,54 @@ export function isRealDay(value: string): boolean {
 
 // express-validator's isInt({max}) compares as a float and isISO8601 accepts 20240101, so the rules
 // below compare digits exactly (BigInt) and dates by their calendar fields.
-interface Rule {
+export interface Rule {
+  /** express-validator's check, run only for a value `test` refuses: it words the message. */
   chain: ValidationChain;
-  /** The value as the query builders take it, from a value the chain accepted. */
+  /** The same check as a plain predicate: a valid query passes without express-validator at all. */
+  test: (value: string) => boolean;
+  /** The value as the query builders take it, from a value the check accepted. */
   convert?: (value: string) => unknown;
 }
 
+/** A rule whose chain is `test` itself, with `rule` as its message. */
+const checked = (name: string, rule: string, test: (value: string) => boolean, convert?: (value: string) => unknown): Rule => ({
+  chain: query(name).custom(test).withMessage(rule),
+  test,
+  convert,
+});
+
 // One check per chain: express-validator gathers a chain's values (a lodash pipeline) again before
 // each of its steps, so a bail and a sanitizer in the chain cost as much as the check itself. The
-// conversion of an accepted value is done after the chain, on the value it checked.
-function ruleFor(name: string, def: ParamDef, words: Words): Rule {
+// conversion of an accepted value is done after the chain, on the value it checked. And the chain runs
+// only when the value fails the same check done directly (`test`): a valid request makes no chain's
+// objects at all, while the messages still come from express-validator.
+export function ruleFor(name: string, def: ParamDef, words: Words): Rule {
   const rule = words === 'form' ? describeForForm(def) : describeRule(def);
-  // Absent and empty values never reach a chain (see below), so no .optional() is needed.
-  const chain = query(name);
+  // Absent and empty values never reach a rule (see below), so no .optional() is needed.
   switch (def.type) {
     case 'bigint':
-      return {
-        chain: chain.custom((v: string) => DIGITS.test(v) && BigInt(v) >= 1n && BigInt(v) <= MAX_BIGINT).withMessage(rule),
-        convert: (v) => BigInt(v).toString(),
-      };
+      return checked(
+        name,
+        rule,
+        (v) => DIGITS.test(v) && BigInt(v) >= 1n && BigInt(v) <= MAX_BIGINT,
+        (v) => BigInt(v).toString(),
+      );
     case 'integer':
-      return {
-        chain: chain.custom((v: string) => DIGITS.test(v) && Number(v) >= def.min! && Number(v) <= def.max!).withMessage(rule),
-        convert: Number,
-      };
+      return checked(name, rule, (v) => DIGITS.test(v) && Number(v) >= def.min! && Number(v) <= def.max!, Number);
     case 'date':
-      return { chain: chain.custom(isRealDay).withMessage(rule) };
+      return checked(name, rule, isRealDay);
     case 'boolean':
-      return { chain: chain.matches(BOOLEAN).withMessage(rule), convert: (v) => v === '1' || v.toLowerCase() === 'true' };
-    case 'enum':
-      return { chain: chain.isIn(def.values as string[]).withMessage(rule) };
+      return {
+        chain: query(name).matches(BOOLEAN).withMessage(rule),
+        test: (v) => BOOLEAN.test(v),
+        convert: (v) => v === '1' || v.toLowerCase() === 'true',
+      };
+    case 'enum': {
+      const values = def.values as string[];
+      return { chain: query(name).isIn(values).withMessage(rule), test: (v) => values.includes(v) };
+    }
     case 'text':
-      return { chain: chain.custom((v: string) => v.length <= MAX_TEXT_LENGTH && !v.includes('\0')).withMessage(rule) };
+      return checked(name, rule, (v) => v.length <= MAX_TEXT_LENGTH && !v.includes('\0'));
   }
 }
 
@@ -112,20 +128,24 @@ export function queryValidator<const P extends Params>(params: P, words: Words =
     }
     if (!form && Object.keys(errors).length > 0) throw invalidQuery(errors);
 
-    // Run on a snapshot: Express 5 re-parses req.query on every read and does not keep writes to it.
-    // Each chain reports its own errors (a dry run leaves nothing on the request to gather again
-    // with validationResult).
-    const request = { query: rawQuery };
-    const results = await Promise.all(present.map(([, , rule]) => rule.chain.run(request, { dryRun: true })));
     const values: Record<string, unknown> = {};
-    results.forEach((result, i) => {
-      const [name, value, rule] = present[i];
-      if (!result.isEmpty()) {
+    const refused: Array<[string, string, Rule]> = [];
+    for (const entry of present) {
+      const [name, value, rule] = entry;
+      if (rule.test(value)) values[name] = rule.convert ? rule.convert(value) : value;
+      else refused.push(entry);
+    }
+    // Only the refused values meet express-validator, for their messages. On a snapshot: Express 5
+    // re-parses req.query on every read and does not keep writes to it. Each chain reports its own
+    // errors (a dry run leaves nothing on the request to gather again with validationResult).
+    if (refused.length) {
+      const request = { query: rawQuery };
+      const results = await Promise.all(refused.map(([, , rule]) => rule.chain.run(request, { dryRun: true })));
+      results.forEach((result, i) => {
         for (const error of result.array()) if (error.type === 'field') add(error.path, String(error.msg));
-      } else {
-        values[name] = rule.convert ? rule.convert(value) : value;
-      }
-    });
+        if (result.isEmpty()) throw new Error(`validation of ${refused[i][0]}: the check and its chain disagree`);
+      });
+    }
 
     for (const [name, def] of Object.entries(params)) {
       if (def.aliasOf && values[name] !== undefined) {
