@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startEmbedded, startEmbeddedStandby, type EmbeddedServer } from '../src/db/embedded';
 import { migrateDatabase } from '../src/db/migrate';
+import { withClient } from '../bench/dataset';
 import { buildOnce, getText, withServer } from './support/server-process';
 import { eventually } from './support/wait';
 
@@ -20,15 +21,7 @@ let primary: EmbeddedServer;
 let standby: EmbeddedServer;
 let primarySql: pg.Client;
 
-async function onStandby(sql: string): Promise<void> {
-  const client = new pg.Client(standby.url(DATABASE));
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const onStandby = (sql: string) => withClient(standby.url(DATABASE), (client) => client.query(sql));
 
 beforeAll(async () => {
   buildOnce();

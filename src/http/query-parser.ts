@@ -25,8 +25,9 @@ export function parseQuery(query: string | null | undefined): Record<string, str
     for (const pair of query.split('&')) {
       const equals = pair.indexOf('=');
       const [name, value] = equals === -1 ? [pair, ''] : [pair.slice(0, equals), pair.slice(equals + 1)];
-      if (malformed(name) || malformed(value)) {
-        errors[malformed(name) ? name : querystring.unescape(name)] = [
+      const badName = malformed(name);
+      if (badName || malformed(value)) {
+        errors[badName ? name : querystring.unescape(name)] = [
           'is not valid URL encoding: % must start a %XX pair, and the bytes must be UTF-8 text',
         ];
       }

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { withClient } from '../../bench/dataset';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { migrateDatabase } from '../../src/db/migrate';
@@ -12,27 +12,16 @@ import { databaseUrl } from './databases';
  */
 export function useOwnDatabase(name: string, sql: readonly string[]): { pool: Pool; app: ReturnType<typeof createApp> } {
   const own = {} as { pool: Pool; app: ReturnType<typeof createApp> };
-  const onAdmin = async (statement: string) => {
-    const client = new pg.Client(process.env.TEST_ADMIN_URL);
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
+  const onAdmin = (statement: string) => withClient(process.env.TEST_ADMIN_URL!, (admin) => admin.query(statement));
   beforeAll(async () => {
     await onAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await onAdmin(`CREATE DATABASE "${name}"`);
     const url = databaseUrl(process.env.TEST_ADMIN_URL!, name);
     await migrateDatabase(url);
-    const data = new pg.Client(url); // not knex.raw, which would read the ? in a URL as a binding
-    await data.connect();
-    try {
+    // pg, not knex.raw, which would read the ? in a URL as a binding.
+    await withClient(url, async (data) => {
       for (const statement of sql) await data.query(statement);
-    } finally {
-      await data.end();
-    }
+    });
     const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off' });
     own.pool = createPool(url, config, () => undefined);
     own.app = createApp({ pool: own.pool, config, log: () => undefined });

@@ -14,6 +14,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { seedDemo } from '../../db/seeds/demo';
 import { migrateDatabase } from '../../src/db/migrate';
+import { withClient } from '../../bench/dataset';
 
 const root = path.join(__dirname, '../..');
 
@@ -66,16 +67,6 @@ export function templateName(kind: TemplateKind, hash: string): string {
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-async function connected<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client(url);
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 function urlOf(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
@@ -87,7 +78,7 @@ function urlOf(adminUrl: string, name: string): string {
  * run takes it (advisory locks are per database); PostgreSQL frees it if this process dies.
  */
 export async function withLock<T>(adminUrl: string, name: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
-  return connected(adminUrl, async (admin) => {
+  return withClient(adminUrl, async (admin) => {
     await admin.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [name]);
     return work(admin); // the lock ends with the session
   });
@@ -113,7 +104,7 @@ export async function ensureTemplate(adminUrl: string, kind: TemplateKind, hash:
     await admin.query(`CREATE DATABASE ${quote(building)}`);
     const url = urlOf(adminUrl, building);
     await migrateDatabase(url);
-    await connected(url, LOAD[kind]);
+    await withClient(url, LOAD[kind]);
     await admin.query(`ALTER DATABASE ${quote(building)} RENAME TO ${quote(name)}`);
     await admin.query(`ALTER DATABASE ${quote(name)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
     await markUsed(admin, name);
@@ -144,7 +135,7 @@ export async function copyOfTemplate(adminUrl: string, name: string, kind: Templ
 
 /** Drops templates of other hashes (and builds cut short) that no run has copied for STALE_MS. */
 export async function dropStaleTemplates(adminUrl: string, hash: string): Promise<string[]> {
-  const { rows } = await connected(adminUrl, (admin) =>
+  const { rows } = await withClient(adminUrl, (admin) =>
     admin.query<{ name: string; note: string | null }>(
       `SELECT datname AS name, shobj_description(oid, 'pg_database') AS note FROM pg_database WHERE datname LIKE $1`,
       [`${PREFIX}%`],
