@@ -112,7 +112,7 @@ async function supervise(config: Config, database: Database, demo: DemoCredentia
   // One watch for every worker: a client's reads cannot go back in time from one worker to the next.
   const lag = watchForWorkers(
     database.replicaUrls.map((url, i) => ({ name: `replica ${i + 1}`, address: addressOf(url), url })),
-    { ...config.replicas, log: (message) => (stopping ? undefined : log(message)) },
+    { ...config.replicas, primaryUrl: database.url, log: (message) => (stopping ? undefined : log(message)) },
   );
   await lag.start();
   for (let i = 0; i < config.webConcurrency; i++) fork();

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbedded, startEmbeddedStandby, type EmbeddedServer } from '../src/db/embedded';
+import { measureLag } from '../src/db/replica-lag';
 import { migrateDatabase } from '../src/db/migrate';
 import { withClient } from '../bench/dataset';
 import { buildOnce, getText, withServer } from './support/server-process';
@@ -105,6 +106,34 @@ describe('a paused standby behind two workers', () => {
         await heartbeat;
         await onStandby('SELECT pg_wal_replay_resume()');
       }
+    });
+  });
+});
+
+describe('a standby that has not received what the primary committed', () => {
+  it('is behind, though it replayed all it received', async () => {
+    // Cut off from the primary's WAL: its receiver retries an address where nothing listens.
+    const conninfo = (await onStandby('SHOW primary_conninfo')).rows[0].primary_conninfo as string;
+    await onStandby("ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=1 connect_timeout=1'");
+    await onStandby('SELECT pg_reload_conf()');
+    try {
+      await eventually(async () => (await primarySql.query('SELECT count(*)::int AS n FROM pg_stat_replication')).rows[0].n === 0, {
+        ms: 10000,
+        what: 'the standby cut off',
+      });
+      await primarySql.query("UPDATE riders SET name = 'Unreceived Rider' WHERE id = 103");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const standbyOnly = await measureLag(standby.url(DATABASE), 1000);
+      const againstPrimary = await measureLag(standby.url(DATABASE), 1000, primary.url(DATABASE));
+      // The standby alone sees nothing waiting; against the primary's WAL end it is at least the 300 ms behind.
+      expect({ standbyOnly, behind: againstPrimary >= 300 }).toEqual({ standbyOnly: 0, behind: true });
+    } finally {
+      await onStandby(`ALTER SYSTEM SET primary_conninfo = '${conninfo.replace(/'/g, "''")}'`);
+      await onStandby('SELECT pg_reload_conf()');
+    }
+    await eventually(async () => (await measureLag(standby.url(DATABASE), 1000, primary.url(DATABASE))) === 0, {
+      ms: 10000,
+      what: 'the standby caught up',
     });
   });
 });

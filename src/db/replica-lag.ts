@@ -13,31 +13,54 @@ export interface LagReading {
   error?: string;
 }
 
-// Behind by the time since the last replayed transaction, but only while WAL has arrived that is not
-// replayed yet: a replica of a primary with no writes is not behind, however old its last transaction.
+// Where the primary's WAL ends now: every transaction acknowledged before this reading is within it.
+const PRIMARY_END = 'SELECT pg_current_wal_lsn()::text AS lsn';
+
+// Not behind when replay has passed the primary's end as read just before (every transaction committed
+// before the check is visible); else behind by the time since the last replayed transaction's commit.
+// Without the primary's end (it is away, and commits nothing), only by WAL received and not replayed.
 const LAG = `
   SELECT CASE
            WHEN NOT pg_is_in_recovery() THEN 0
-           WHEN pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0
+           WHEN $1::pg_lsn IS NOT NULL AND pg_last_wal_replay_lsn() >= $1::pg_lsn THEN 0
+           WHEN $1::pg_lsn IS NULL AND (pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn()) THEN 0
            ELSE greatest(0, round(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000))
          END::bigint AS lag_ms`;
 
-/** One check, on a connection of its own, so that a busy pool never delays it. */
-export async function measureLag(url: string, checkMs: number): Promise<number> {
-  const bound = Math.max(1000, Math.min(checkMs, 5000));
+/** A statement on a connection of its own, so that a busy pool never delays it. */
+async function queryAlone(url: string, boundMs: number, sql: string, values: unknown[] = []): Promise<pg.QueryResultRow> {
   const client = new pg.Client({
     connectionString: url,
-    connectionTimeoutMillis: bound,
-    statement_timeout: bound,
+    connectionTimeoutMillis: boundMs,
+    statement_timeout: boundMs,
     application_name: 'rider-equipment-service/health',
   });
   client.on('error', () => undefined);
   try {
     await client.connect();
-    return Number((await client.query(LAG)).rows[0].lag_ms);
+    return (await client.query(sql, values)).rows[0];
   } finally {
     void client.end().catch(() => undefined);
   }
+}
+
+/**
+ * One check of a replica: the primary's WAL end first (when `primaryUrl` is given), then how far the
+ * replica's replay is from it. A replica that has not yet received what the primary committed is behind,
+ * even when it has replayed all it received.
+ */
+export async function measureLag(url: string, checkMs: number, primaryUrl?: string): Promise<number> {
+  const bound = Math.max(1000, Math.min(checkMs, 5000));
+  const end = primaryUrl
+    ? await queryAlone(primaryUrl, bound, PRIMARY_END).then(
+        (row) => row.lsn as string,
+        () => null,
+      )
+    : null;
+  const lag = (await queryAlone(url, bound, LAG, [end])).lag_ms;
+  // Behind, with no transaction replayed since the replica started: how far is not known.
+  if (lag === null) throw new Error('replay is behind the primary and no transaction has been replayed yet');
+  return Number(lag);
 }
 
 export interface LagWatchOptions {
@@ -46,6 +69,8 @@ export interface LagWatchOptions {
   log?: (message: string) => void;
   /** The clock the readings are stamped with; Date.now unless a test gives its own. */
   now?: () => number;
+  /** The primary, whose WAL end each check measures the replicas against. */
+  primaryUrl?: string;
   /** The check itself; measureLag unless a test gives its own. */
   measure?: (url: string) => Promise<number>;
 }
@@ -67,7 +92,7 @@ export class LagWatch {
   ) {
     this.readings = replicas.map(() => undefined);
     this.now = options.now ?? Date.now;
-    this.measure = options.measure ?? ((url) => measureLag(url, options.checkMs));
+    this.measure = options.measure ?? ((url) => measureLag(url, options.checkMs, options.primaryUrl));
   }
 
   async start(): Promise<void> {

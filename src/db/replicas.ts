@@ -99,7 +99,11 @@ export class ReadRouter {
       return;
     }
     const urls = this.replicas.map((r) => ({ name: r.name, address: r.address, url: r.queries.options.connectionString ?? '' }));
-    this.watch = new LagWatch(urls, { ...this.options, now: this.now }, (readings) => this.apply(readings));
+    this.watch = new LagWatch(
+      urls,
+      { primaryUrl: this.primary.queries.options.connectionString, ...this.options, now: this.now },
+      (readings) => this.apply(readings),
+    );
     await this.watch.start();
   }
 
