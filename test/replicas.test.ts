@@ -155,10 +155,15 @@ describe('reads on a hot standby', () => {
 
     // At most the 4 requests in flight when it stopped fail, with 503, never 500; all later ones succeed.
     const failed = statuses.filter((s) => s !== 200);
-    expect(failed.every((s) => s === 503)).toBe(true);
-    expect(failed.length).toBeLessThanOrEqual(4);
+    // Each status in order, with where the standby stopped (|) and left the rotation (^), for a failure's message.
+    const story = statuses.map((s, i) => `${i === stoppedAt ? '| ' : ''}${i === outAt ? '^ ' : ''}${s}`).join(' ');
+    expect({ all503: failed.every((s) => s === 503), atMost4: failed.length <= 4, story }).toEqual({
+      all503: true,
+      atMost4: true,
+      story: expect.any(String),
+    });
     expect(statuses.length - stoppedAt).toBeGreaterThan(4);
-    expect(statuses.slice(-4)).toEqual([200, 200, 200, 200]);
+    expect({ last: statuses.slice(-4), story }).toEqual({ last: [200, 200, 200, 200], story });
     const ready = await request(app).get('/health/ready').expect(200);
     expect(ready.body.databases[1]).toEqual(expect.objectContaining({ in_rotation: false, reason: expect.any(String) }));
 
