@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { whenAborted } from '../http/client-signal';
 import { sendCancel } from './cancel';
 import { ClientGone, type Reader } from './pool';
 
@@ -13,8 +14,7 @@ export async function queryRows<R = Record<string, unknown>>(
   signal?: AbortSignal,
 ): Promise<R[]> {
   const client = await pool.acquire(signal);
-  const onAbort = () => void sendCancel(client);
-  signal?.addEventListener('abort', onAbort, { once: true });
+  const stopWatching = signal && whenAborted(signal, () => void sendCancel(client));
   let failure: unknown;
   let rows: R[] = [];
   try {
@@ -22,7 +22,7 @@ export async function queryRows<R = Record<string, unknown>>(
   } catch (error) {
     failure = error;
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    stopWatching?.();
   }
   if (signal?.aborted) {
     // A cancel may still be on its way to this connection's backend: the connection is not reused.

@@ -1,21 +1,50 @@
+import type { Socket } from 'node:net';
 import type { Response } from 'express';
 
 const SIGNAL = Symbol('client signal');
-type WithSignal = Response & { [SIGNAL]?: AbortController };
+const WATCHERS = Symbol('abort watchers');
+type WithSignal = Socket & { [SIGNAL]?: AbortController };
+type Watched = AbortSignal & { [WATCHERS]?: Set<() => void> };
 
 /**
- * An AbortSignal that aborts when the request's client closes its connection before the answer has
- * been sent: the database work done for it should then stop (or never start). One per request.
+ * An AbortSignal that aborts when the request's client closes its connection: the database work
+ * done for it should then stop (or never start). It belongs to the connection, made at its first
+ * request that asks and shared by the requests that follow on it (HTTP/1.1 answers them one after
+ * another, and a client that leaves takes all of them along). Per request, that is no controller, no
+ * signal and no listener of the response's end: those were a measurable part of each API answer's
+ * cost (docs/BENCHMARKS.md).
  */
 export function clientSignal(res: Response): AbortSignal {
-  const holder = res as WithSignal;
-  let controller = holder[SIGNAL];
+  const socket = res.req.socket as WithSignal;
+  let controller = socket[SIGNAL];
   if (!controller) {
     const created = new AbortController();
+    const watchers = new Set<() => void>();
+    (created.signal as Watched)[WATCHERS] = watchers;
     controller = created;
-    holder[SIGNAL] = created;
-    if (res.req.socket.destroyed && !res.writableFinished) created.abort();
-    else res.once('close', () => (res.writableFinished ? undefined : created.abort()));
+    socket[SIGNAL] = created;
+    const abort = () => {
+      created.abort();
+      for (const watcher of watchers) watcher();
+      watchers.clear();
+    };
+    if (socket.destroyed) abort();
+    else socket.once('close', abort);
   }
   return controller.signal;
+}
+
+/**
+ * Calls `listener` once when `signal` aborts, until the returned function is called. On a client
+ * signal, a place in a plain set rather than an EventTarget listener, whose adding and removing on
+ * every statement cost more than the rest of the signal (docs/BENCHMARKS.md).
+ */
+export function whenAborted(signal: AbortSignal, listener: () => void): () => void {
+  const watchers = (signal as Watched)[WATCHERS];
+  if (watchers) {
+    watchers.add(listener);
+    return () => watchers.delete(listener);
+  }
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
 }
