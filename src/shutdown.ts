@@ -1,6 +1,7 @@
 // An orderly stop on SIGTERM or SIGINT: readiness fails first, the listener drains, what still runs
 // gets its time, and the process exits 0 however it ended (a cut export is logged, not a crash).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface ShutdownOptions {
   /** SHUTDOWN_DRAIN_MS: how long the listener stays open after the signal, for a balancer to notice. */
@@ -14,11 +15,15 @@ export interface ShutdownOptions {
   cleanUp: () => Promise<void>;
 }
 
-interface Running {
+/** The request a connection is serving (or served last), and since when. */
+interface Current {
   req: IncomingMessage;
   res: ServerResponse;
   since: number;
 }
+
+const CURRENT = Symbol('current request');
+type Connection = Socket & { [CURRENT]?: Current };
 
 /**
  * One server's stop. From the signal on, `stopping` is true (so /health/ready answers 503) while the
@@ -27,19 +32,25 @@ interface Running {
  */
 export class Shutdown {
   stopping = false;
-  private readonly running = new Set<Running>();
+  private readonly connections = new Set<Connection>();
   private server?: Server;
   private finished = false;
 
   constructor(private readonly options: ShutdownOptions) {}
 
-  /** Counts the server's requests in flight, to name the ones that have to be cut. */
+  /**
+   * Knows the server's requests in flight, to name the ones that have to be cut: each connection
+   * holds the request it serves (its latest: of requests a client pipelines, the last is named), so a
+   * request costs no listener and no entry of its own, only a connection does.
+   */
   track(server: Server): void {
     this.server = server;
+    server.on('connection', (socket: Connection) => {
+      this.connections.add(socket);
+      socket.once('close', () => this.connections.delete(socket));
+    });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      const entry = { req, res, since: Date.now() };
-      this.running.add(entry);
-      res.once('close', () => this.running.delete(entry));
+      (req.socket as Connection)[CURRENT] = { req, res, since: Date.now() };
     });
   }
 
@@ -70,7 +81,11 @@ export class Shutdown {
   /** What still runs after the timeout is ended: logged one line each, its connection closed. */
   private cut(): void {
     const now = Date.now();
-    for (const { req, res, since } of this.running) {
+    const running = [...this.connections].flatMap((socket) => {
+      const current = socket[CURRENT];
+      return current && !current.res.writableFinished ? [current] : [];
+    });
+    for (const { req, res, since } of running) {
       const locals = (res as ServerResponse & { locals?: { requestId?: string; cutAtShutdown?: boolean } }).locals;
       const id = locals?.requestId;
       // Its handler then sees a client gone: this line says what happened, that one is not written.

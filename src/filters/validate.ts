@@ -100,6 +100,10 @@ export function queryValidator<const P extends Params>(params: P, words: Words =
   const form = words === 'form';
   /** How a message names another parameter: by its label on a form. */
   const named = (name: string) => (form ? (params[name]?.label ?? name) : name);
+  // The parameters the last step has anything to do for (aliases, ranges, defaults), in their order: found once.
+  const after = Object.entries(params).filter(
+    ([, def]) => def.aliasOf || def.from || (def.type === 'integer' && def.default !== undefined),
+  );
 
   const validate = async (rawQuery: Record<string, unknown>): Promise<ParamValues<P>> => {
     const errors: FieldErrors = {};
@@ -147,7 +151,7 @@ export function queryValidator<const P extends Params>(params: P, words: Words =
       });
     }
 
-    for (const [name, def] of Object.entries(params)) {
+    for (const [name, def] of after) {
       if (def.aliasOf && values[name] !== undefined) {
         if (values[def.aliasOf] !== undefined || (typeof rawQuery[def.aliasOf] === 'string' && rawQuery[def.aliasOf] !== '')) {
           add(name, `is another name for ${named(def.aliasOf)}; give only one of them`);

@@ -8,6 +8,6 @@ export const requestId: RequestHandler = (req, res, next) => {
   const incoming = req.get('x-request-id');
   const id = incoming && SAFE_ID.test(incoming) ? incoming : crypto.randomUUID();
   res.locals.requestId = id;
-  res.set('X-Request-Id', id);
+  res.setHeader('X-Request-Id', id);
   next();
 };
