@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Config } from '../config';
+import { whenAborted } from '../http/client-signal';
 
 export const APPLICATION_NAME = 'rider-equipment-service';
 
@@ -72,7 +73,7 @@ class Gate {
     return new Promise<void>((resolve, reject) => {
       const settle = () => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        stopWatching?.();
         this.queue.delete(waiter);
       };
       const waiter: Waiter = {
@@ -85,9 +86,8 @@ class Gate {
           reject(error);
         },
       };
-      const onAbort = () => waiter.fail(new ClientGone('while waiting for a database connection'));
       const timer = setTimeout(() => waiter.fail(new PoolTimeout(this.timeoutMs)), this.timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const stopWatching = signal && whenAborted(signal, () => waiter.fail(new ClientGone('while waiting for a database connection')));
       this.queue.add(waiter);
     });
   }
