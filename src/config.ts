@@ -129,7 +129,7 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
 }
 
 /**
- * RATE_LIMIT_STORE=auto: in PostgreSQL (shared, one statement per request) when `scaled`: the service runs
+ * RATE_LIMIT_STORE=auto: in PostgreSQL (shared, one statement per flush interval) when `scaled`: the service runs
  * as several processes or reads from replicas; in memory (exact for one process, and free) otherwise.
  * Several instances of one process each must say `postgres` (docs/SCALING.md).
  */

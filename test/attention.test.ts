@@ -1,6 +1,7 @@
 // "Needs attention" (src/queries/attention.ts, /admin/attention): each rule on rows made for it, on a
 // copy of the fixture, as of the end of 2025-01-31, with the default thresholds (2 failed checks, 60
 // days unchecked, Lost and Accident over 30 days against the 365 before).
+import { EventEmitter } from 'node:events';
 import request from 'supertest';
 import express from 'express';
 import type { Response } from 'express';
@@ -149,8 +150,10 @@ describe('the counts are fresh', () => {
 
   it('counts one 3PL for a supervisor limited to it', async () => {
     const count = attentionCounter(t.pool, DEFAULT_ATTENTION);
+    // An answer on a connection still open: its client's signal never aborts.
+    const socket = Object.assign(new EventEmitter(), { destroyed: false });
     const res = (companyId?: string) =>
-      ({ locals: companyId ? { supervisor: { companyId } } : {}, req: { socket: {} }, once: () => undefined }) as unknown as Response;
+      ({ locals: companyId ? { supervisor: { companyId } } : {}, req: { socket }, once: () => undefined }) as unknown as Response;
     expect((await count(res(), AS_OF, false)).map((c) => c.total)).toEqual([1, 4, 2, 5]);
     expect((await count(res('1'), AS_OF, false)).map((c) => c.total)).toEqual([0, 2, 1, 3]);
   });

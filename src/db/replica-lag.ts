@@ -17,15 +17,20 @@ export interface LagReading {
 const PRIMARY_END = 'SELECT pg_current_wal_lsn()::text AS lsn';
 
 // Not behind when replay has passed the primary's end as read just before (every transaction committed
-// before the check is visible); else behind by the time since the last replayed transaction's commit.
-// Without the primary's end (it is away, and commits nothing), only by WAL received and not replayed.
+// before the check is visible). With $2 (no primary to ask, or it refuses connections and so commits
+// nothing), not behind either when all WAL received is replayed. Else behind by the time since the last
+// replayed transaction's commit: the primary may be committing what the replica has not received.
 const LAG = `
   SELECT CASE
            WHEN NOT pg_is_in_recovery() THEN 0
            WHEN $1::pg_lsn IS NOT NULL AND pg_last_wal_replay_lsn() >= $1::pg_lsn THEN 0
-           WHEN $1::pg_lsn IS NULL AND (pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn()) THEN 0
+           WHEN $2::boolean AND (pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn()) THEN 0
            ELSE greatest(0, round(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000))
          END::bigint AS lag_ms`;
+
+// A primary that answers these is down or stopping: it commits nothing. Any other failure (a timeout on
+// a busy machine, above all) tells nothing of what it committed.
+const PRIMARY_AWAY = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03']);
 
 /** A statement on a connection of its own, so that a busy pool never delays it. */
 async function queryAlone(url: string, boundMs: number, sql: string, values: unknown[] = []): Promise<pg.QueryResultRow> {
@@ -47,17 +52,20 @@ async function queryAlone(url: string, boundMs: number, sql: string, values: unk
 /**
  * One check of a replica: the primary's WAL end first (when `primaryUrl` is given), then how far the
  * replica's replay is from it. A replica that has not yet received what the primary committed is behind,
- * even when it has replayed all it received.
+ * even when it has replayed all it received; so is one whose primary did not answer in time.
  */
 export async function measureLag(url: string, checkMs: number, primaryUrl?: string): Promise<number> {
   const bound = Math.max(1000, Math.min(checkMs, 5000));
-  const end = primaryUrl
-    ? await queryAlone(primaryUrl, bound, PRIMARY_END).then(
-        (row) => row.lsn as string,
-        () => null,
-      )
-    : null;
-  const lag = (await queryAlone(url, bound, LAG, [end])).lag_ms;
+  let end: string | null = null;
+  let byReceived = !primaryUrl;
+  if (primaryUrl) {
+    try {
+      end = (await queryAlone(primaryUrl, bound, PRIMARY_END)).lsn as string;
+    } catch (error) {
+      byReceived = PRIMARY_AWAY.has(String((error as { code?: unknown }).code));
+    }
+  }
+  const lag = (await queryAlone(url, bound, LAG, [end, byReceived])).lag_ms;
   // Behind, with no transaction replayed since the replica started: how far is not known.
   if (lag === null) throw new Error('replay is behind the primary and no transaction has been replayed yet');
   return Number(lag);
