@@ -98,7 +98,17 @@ describe('a paused standby behind two workers', () => {
         const verdict = { served: stale.length > 0, oldest: oldest <= MAX_LAG_MS, undone };
         const held = verdict.served && verdict.oldest && undone === 0;
         // On failure, the story in the diff: the reads, and what the supervisor logged of the standby.
-        expect(held ? verdict : { ...verdict, runs, log: output().split('\n').filter((line) => line.includes('rotation')) }).toEqual({
+        expect(
+          held
+            ? verdict
+            : {
+                ...verdict,
+                runs,
+                log: output()
+                  .split('\n')
+                  .filter((line) => line.includes('rotation')),
+              },
+        ).toEqual({
           served: true,
           oldest: true,
           undone: 0,
