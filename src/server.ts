@@ -166,8 +166,11 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  // While stopping, the embedded server may go first (Ctrl-C reaches it too): that is no news.
-  const lost = (message: string) => (stopping ? undefined : console.error(owner ? message : `[worker ${process.pid}] ${message}`));
+  // While stopping, the embedded server may go first (Ctrl-C reaches it too): that is no news. Its
+  // backends may even say so before this process has run its own signal handler, so a lost connection
+  // is told a moment later, unless the service is stopping by then.
+  const lost = (message: string) =>
+    setTimeout(() => (stopping ? undefined : console.error(owner ? message : `[worker ${process.pid}] ${message}`)), 200).unref();
   const pool = createPool(database.url, config, lost);
   const streamPool = createPool(database.url, config, lost, 'streams');
   const adminPool = createPool(database.url, config, lost, 'admin');
@@ -230,6 +233,8 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
 
   stop = (signal: string) => {
     stopping = true;
+    // The tokens held now serve the last requests; a reload could only meet a database that is going.
+    tokens?.stop();
     shutdown.begin(signal);
   };
 }

@@ -146,15 +146,22 @@ describe('Ctrl-C under the embedded default', () => {
   it('stops the service and its embedded PostgreSQL promptly, with status 0, though both got the signal', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rider-equipment-ctrl-c-'));
     fs.chmodSync(dir, 0o755);
+    let server: Awaited<ReturnType<typeof startServer>> | undefined;
     try {
       // Its own process group, as a terminal's foreground job: Ctrl-C signals every process in it.
-      const { child, base } = await startServer(
-        { DATABASE_URL: '', EMBEDDED_PG_DIR: path.join(dir, 'pg'), SHUTDOWN_DRAIN_MS: '500' },
+      server = await startServer(
+        // With tokens, as a newcomer runs it, reloaded more often than the drain lasts: a reload meeting the
+        // stopped database would show.
+        { DATABASE_URL: '', EMBEDDED_PG_DIR: path.join(dir, 'pg'), SHUTDOWN_DRAIN_MS: '500', AUTH: 'on', AUTH_REFRESH_MS: '100' },
         { detached: true },
       );
+      const { child, base, output } = server;
+      const demoToken = /Demo API token[^:]*: (\S+)/;
+      await eventually(() => demoToken.test(output()), { what: "the banner's demo token" });
+      const token = demoToken.exec(output())![1];
       const postmasterPid = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
       // A download in flight keeps the service up until after PostgreSQL has gone.
-      const { res } = await heldDownload(`${base}/v2/patrollerchecks`);
+      const { res } = await heldDownload(`${base}/v2/patrollerchecks`, { Authorization: `Bearer ${token}` });
       res.on('error', () => undefined);
       const started = Date.now();
       const exit = exited(child);
@@ -164,7 +171,11 @@ describe('Ctrl-C under the embedded default', () => {
       expect(await exit).toBe(0);
       expect(Date.now() - started).toBeLessThan(8000);
       expect(alive(postmasterPid)).toBe(false);
+      // PostgreSQL going first is no news: neither its closed connections nor a reload that cannot reach it are reported.
+      expect(output()).not.toMatch(/connection lost|could not reload/);
     } finally {
+      // A failure above leaves nothing running: the whole group (the service and its PostgreSQL) is ended.
+      if (server && server.child.exitCode === null && server.child.signalCode === null) process.kill(-server.child.pid!, 'SIGKILL');
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
