@@ -166,11 +166,12 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  // While stopping, the embedded server may go first (Ctrl-C reaches it too): that is no news. Its
-  // backends may even say so before this process has run its own signal handler, so a lost connection
-  // is told a moment later, unless the service is stopping by then.
-  const lost = (message: string) =>
-    setTimeout(() => (stopping ? undefined : console.error(owner ? message : `[worker ${process.pid}] ${message}`)), 200).unref();
+  // While stopping, the embedded server may go first (Ctrl-C reaches it too): a connection it closes or a
+  // token reload it refuses is no news. Its backends may even say so before this process has run its own
+  // signal handler, so such a message is told a moment later, unless the service is stopping by then.
+  const unlessStopping = (write: (message: string) => void) => (message: string) =>
+    void setTimeout(() => (stopping ? undefined : write(message)), 200).unref();
+  const lost = unlessStopping((message) => console.error(owner ? message : `[worker ${process.pid}] ${message}`));
   const pool = createPool(database.url, config, lost);
   const streamPool = createPool(database.url, config, lost, 'streams');
   const adminPool = createPool(database.url, config, lost, 'admin');
@@ -198,7 +199,7 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
   if (owner && !database.embedded) await warnIfNotMigrated(database.url, log);
   let tokens: TokenCache | undefined;
   if (config.auth.enabled) {
-    tokens = new TokenCache(pool, config.auth.refreshMs, log);
+    tokens = new TokenCache(pool, config.auth.refreshMs, unlessStopping(log));
     await tokens.start();
     if (owner && !config.sessions.secret && !database.embedded) {
       console.warn('Note: SESSION_SECRET is not set, so supervisors are signed out whenever the service restarts.');
