@@ -81,9 +81,6 @@ describe('a stopped primary, with the rate limits in PostgreSQL', () => {
       libraryReports.mockRestore();
       tokens.stop();
       await Promise.all(pools.map((pool) => pool.end()));
-      // The shared counts' next flush (every 200 ms) finds their pool ended and stops its timers: let it
-      // happen within this file, not after it.
-      await new Promise((resolve) => setTimeout(resolve, 500));
     }
   });
 });

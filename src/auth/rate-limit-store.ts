@@ -123,6 +123,8 @@ export class SharedCounts {
   }
 
   private async send(): Promise<void> {
+    // The process is stopping (its pool has ended): nothing more to send, and no timer to keep.
+    if (this.pool.ended) return this.stop();
     const now = Date.now();
     const sent = new Map<string, number>();
     const watched: string[] = [];
