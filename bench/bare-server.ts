@@ -1,6 +1,7 @@
 // The bench's yardstick: a bare Express 5 + pg server that answers the load scenarios' URLs with the
 // service's own compiled SQL (given to it by the bench, see bareRoutes) as named prepared statements on
-// a pool of 4, and sends the rows as the service does (with its answerPieces and sendJsonText). Nothing
+// a pool of 4, reads and sends the rows as the service does (its bytesQuery, answerPieces and sendJsonText), on a
+// server made as the service makes its own (createExpressServer). Nothing
 // else: no auth, validation, limits, logging, security headers or metrics. What the service adds per
 // request is the gap between the two.
 //
@@ -9,7 +10,9 @@
 import fs from 'node:fs';
 import express from 'express';
 import pg from 'pg';
-import { answerPieces, sendJsonText, rowsAsBytes } from '../src/api/v2/send-json';
+import { answerPieces, bytesQuery, sendJsonText } from '../src/api/v2/send-json';
+import { createExpressServer } from '../src/http/express-server';
+import { tuneV8 } from '../src/http/v8-tuning';
 
 export interface BareRoute {
   /** The path and fixed query string of a scenario, as requested (`/v2/riders?`, `/v2/rider-equipment-list?page=1&per_page=100`). */
@@ -25,6 +28,7 @@ export interface BareRoute {
 }
 
 function main(): void {
+  tuneV8(); // as the service (src/http/v8-tuning.ts)
   const routes = new Map<string, BareRoute>();
   for (const route of JSON.parse(fs.readFileSync(process.env.BENCH_BARE_ROUTES!, 'utf8')) as BareRoute[]) routes.set(route.key, route);
   const drawnNames = new Set([...routes.values()].flatMap((route) => (route.param ? [route.param] : [])));
@@ -56,7 +60,7 @@ function main(): void {
     }
     const values = route.values.slice();
     for (const i of route.positions) values[i] = drawn;
-    const { rows } = await pool.query<[Buffer]>({ name: route.name, text: route.text, values, ...rowsAsBytes() });
+    const { rows } = await pool.query<[Buffer]>(bytesQuery(route.name, route.text, values));
     sendJsonText(
       res,
       answerPieces(
@@ -65,7 +69,9 @@ function main(): void {
       ),
     );
   });
-  const server = app.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening'));
+  // Hosted as the service hosts its app (requests made with Express's prototypes): the gap to the
+  // service is then what its features cost, not how Express is put on a socket (docs/BENCHMARKS.md).
+  const server = createExpressServer(app).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening'));
   process.once('SIGTERM', () => {
     server.close();
     server.closeAllConnections();

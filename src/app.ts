@@ -20,7 +20,7 @@ import { accessLog } from './http/access-log';
 import { requestId } from './http/request-id';
 import { inSequence } from './http/in-sequence';
 import { parseQuery } from './http/query-parser';
-import { securityHeaders } from './http/security-headers';
+import { API_HEADERS, fixedSecurityHeaders, securityHeaders } from './http/security-headers';
 import { apiCors } from './http/cors';
 import { StreamLimit } from './http/stream-limit';
 import type { TokenCache } from './auth/tokens';
@@ -108,16 +108,21 @@ export function createApp({
       requestId,
       metrics.track,
       ...(config.logRequests ? [accessLog((res) => (res as express.Response).locals.requestId as string | undefined)] : []),
-      // upgrade-insecure-requests only where TLS is known to be in front: over plain HTTP on another
-      // address (HOST=0.0.0.0) it would send every page's own CSS and forms to an https that is not there.
-      securityHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.trustProxy !== false ? [] : null } } }),
       compressWhenAccepted(),
     ]),
   );
 
-  // The API first: its requests, the busiest, then pass no other layer.
-  if (config.corsOrigins.length) app.use('/v2', apiCors(config.corsOrigins));
-  app.use('/v2', createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, log, access }));
+  // The API first: its requests, the busiest, then pass no other layer. Its own security headers
+  // (those of a JSON answer) and CORS come first in it.
+  const behindProxy = config.trustProxy !== false;
+  const apiHeaders = fixedSecurityHeaders(API_HEADERS, behindProxy);
+  if (!apiHeaders) throw new Error("createApp: helmet's API headers are expected to be the same on every answer");
+  const cors = config.corsOrigins.length ? apiCors(config.corsOrigins) : undefined;
+  app.use('/v2', createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, log, access, headers: apiHeaders, cors }));
+  // Every other answer: the pages' headers. upgrade-insecure-requests only where TLS is known to be in
+  // front: over plain HTTP on another address (HOST=0.0.0.0) it would send every page's own CSS and
+  // forms to an https that is not there.
+  app.use(securityHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: behindProxy ? [] : null } } }, behindProxy));
   app.get('/health/live', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });

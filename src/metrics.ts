@@ -83,9 +83,19 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
     },
   });
 
-  const track: RequestHandler = (req, res, next) => {
-    const started = performance.now();
-    res.once('close', () => answers.add(req.method, routeOf(req, res), res.statusCode, (performance.now() - started) / 1000));
+  // One shared listener, called with the response as `this`: no closure and no once-wrapper per
+  // request ('close' comes once per response, which is garbage after it).
+  function answered(this: Response) {
+    answers.add(
+      this.req.method,
+      routeOf(this.req, this),
+      this.statusCode,
+      (performance.now() - (this.locals.requestStarted as number)) / 1000,
+    );
+  }
+  const track: RequestHandler = (_req, res, next) => {
+    res.locals.requestStarted = performance.now();
+    res.on('close', answered);
     next();
   };
 
@@ -173,16 +183,18 @@ interface Answers {
  * rest of the request's metrics (docs/BENCHMARKS.md).
  */
 class AnswerCounts {
-  private readonly byRoute = new Map<string, Map<string, Answers>>();
+  /** By route, method and status: nested maps, so that finding a request's counts makes no key of its own. */
+  private readonly byRoute = new Map<string, Map<string, Map<number, Answers>>>();
 
   add(method: string, route: string, status: number, seconds: number): void {
-    let byKey = this.byRoute.get(route);
-    if (!byKey) this.byRoute.set(route, (byKey = new Map()));
-    const key = method + status;
-    let answers = byKey.get(key);
+    let byMethod = this.byRoute.get(route);
+    if (!byMethod) this.byRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let answers = byStatus.get(status);
     if (!answers) {
       answers = { labels: { method, route, status: String(status) }, count: 0, sum: 0, buckets: DURATION_BUCKETS.map(() => 0).concat(0) };
-      byKey.set(key, answers);
+      byStatus.set(status, answers);
     }
     answers.count += 1;
     answers.sum += seconds;
@@ -192,7 +204,7 @@ class AnswerCounts {
   }
 
   private all(): Answers[] {
-    return [...this.byRoute.values()].flatMap((byKey) => [...byKey.values()]);
+    return [...this.byRoute.values()].flatMap((byMethod) => [...byMethod.values()].flatMap((byStatus) => [...byStatus.values()]));
   }
 
   counter() {

@@ -1,8 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import crypto from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { createApp } from './app';
 import { answerClientErrors } from './http/client-error';
+import { createExpressServer } from './http/express-server';
+import { tuneV8 } from './http/v8-tuning';
 import { issueDemoCredentials, type DemoCredentials } from './auth/demo-credentials';
 import { TokenCache } from './auth/tokens';
 import { ConfigError, loadConfig, type Config } from './config';
@@ -21,6 +23,7 @@ import { embeddedPsql, urlPsql } from './db/psql-line';
 const log = (message: string) => console.log(message);
 
 async function main(): Promise<void> {
+  tuneV8();
   const config = loadConfig();
   // A worker's database is its supervisor's, passed in DATABASE_URL and DATABASE_REPLICA_URLS.
   if (cluster.isWorker) return serve(config, { url: config.databaseUrl!, replicaUrls: config.replicaUrls }, false);
@@ -226,7 +229,7 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
   });
   const app = createApp({ pool, streamPool, adminPool, reads, config, tokens, stopping: () => shutdown.stopping });
 
-  const server: Server = answerClientErrors(createServer(app)).listen(config.port, config.host, () => {
+  const server: Server = answerClientErrors(createExpressServer(app)).listen(config.port, config.host, () => {
     const address = server.address();
     if (owner) printBanner(config, database, typeof address === 'object' && address ? address.port : config.port, demo);
   });

@@ -15,15 +15,10 @@ export interface ShutdownOptions {
   cleanUp: () => Promise<void>;
 }
 
-/** The request a connection is serving (or served last), and since when. */
-interface Current {
-  req: IncomingMessage;
-  res: ServerResponse;
-  since: number;
-}
-
+/** The answer a connection is making (or made last), and since when: two fields, no object per request. */
 const CURRENT = Symbol('current request');
-type Connection = Socket & { [CURRENT]?: Current };
+const SINCE = Symbol('current request since');
+type Connection = Socket & { [CURRENT]?: ServerResponse; [SINCE]?: number };
 
 /**
  * One server's stop. From the signal on, `stopping` is true (so /health/ready answers 503) while the
@@ -50,7 +45,9 @@ export class Shutdown {
       socket.once('close', () => this.connections.delete(socket));
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      (req.socket as Connection)[CURRENT] = { req, res, since: Date.now() };
+      const socket = req.socket as Connection;
+      socket[CURRENT] = res;
+      socket[SINCE] = Date.now();
     });
   }
 
@@ -82,8 +79,8 @@ export class Shutdown {
   private cut(): void {
     const now = Date.now();
     const running = [...this.connections].flatMap((socket) => {
-      const current = socket[CURRENT];
-      return current && !current.res.writableFinished ? [current] : [];
+      const res = socket[CURRENT];
+      return res && !res.writableFinished ? [{ req: res.req, res, since: socket[SINCE] ?? now }] : [];
     });
     for (const { req, res, since } of running) {
       const locals = (res as ServerResponse & { locals?: { requestId?: string; cutAtShutdown?: boolean } }).locals;

@@ -32,6 +32,9 @@ beforeAll(async () => {
   primary = await startEmbedded(path.join(dir, 'primary'));
   const admin = new pg.Client(primary.url('postgres'));
   await admin.connect();
+  // Only the tests' own statements commit: the standby then starts with no transaction to replay.
+  await admin.query('ALTER SYSTEM SET autovacuum = off');
+  await admin.query('SELECT pg_reload_conf()');
   await admin.query(`CREATE DATABASE ${DATABASE}`);
   await admin.end();
   await migrateDatabase(primary.url(DATABASE));
@@ -46,6 +49,26 @@ afterAll(async () => {
   await standby?.stop();
   await primary?.stop();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a standby that has replayed no transaction since it started', () => {
+  it('is behind by an unknown amount when it has not replayed what the primary committed, never 0 ms', async () => {
+    // As after any restart of a standby: PostgreSQL knows no time of a last replayed transaction.
+    expect((await onStandby('SELECT pg_last_xact_replay_timestamp() AS at')).rows[0].at).toBeNull();
+    await onStandby('SELECT pg_wal_replay_pause()');
+    try {
+      await primarySql.query('UPDATE riders SET name = name WHERE id = 102');
+      await expect(measureLag(standby.url(DATABASE), 1000, primary.url(DATABASE))).rejects.toThrow(
+        'replay is behind the primary and no transaction has been replayed yet',
+      );
+    } finally {
+      await onStandby('SELECT pg_wal_replay_resume()');
+    }
+    await eventually(async () => (await measureLag(standby.url(DATABASE), 1000, primary.url(DATABASE))) === 0, {
+      ms: 10000,
+      what: 'the standby caught up',
+    });
+  });
 });
 
 describe('a paused standby behind two workers', () => {
@@ -70,21 +93,50 @@ describe('a paused standby behind two workers', () => {
       })();
       try {
         const inRotation = async () => JSON.parse(await getText(`${base}/health/ready`)).databases[1].in_rotation === true;
-        // Both workers have the standby in the rotation (two answers in a row on fresh connections).
-        await eventually(async () => (await inRotation()) && (await inRotation()), { ms: 10000, what: 'the standby in the rotation' });
+        // Both workers have the standby in the rotation (two answers in a row on fresh connections), and it
+        // has replayed the writes: its lag is then the time since the last one.
+        const replayedOne = async () => (await onStandby('SELECT pg_last_xact_replay_timestamp() AS at')).rows[0].at !== null;
+        await eventually(async () => (await replayedOne()) && (await inRotation()) && (await inRotation()), {
+          ms: 10000,
+          what: 'the standby in the rotation',
+        });
 
         await onStandby('SELECT pg_wal_replay_pause()');
         await primarySql.query("UPDATE riders SET name = 'Renamed Rider' WHERE id = 101");
         const committed = Date.now();
 
+        // Meanwhile, every 200 ms, what the standby itself says and what a check of its lag finds: a
+        // failure's message then tells whether the stale answers came from a standby the checks judged fresh.
+        const window = MAX_LAG_MS + 4 * CHECK_MS + 500;
+        const probes: string[] = [];
+        const probing = (async () => {
+          while (Date.now() - committed < window) {
+            const at = Date.now() - committed;
+            const [own, lag] = await Promise.all([
+              onStandby(
+                `SELECT pg_get_wal_replay_pause_state() AS pause, pg_last_wal_replay_lsn()::text AS replayed,
+                        round(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000) AS since_commit,
+                        (SELECT name FROM riders WHERE id = 101) AS name`,
+              ).then(
+                (r) => r.rows[0],
+                (e: Error) => ({ error: e.message }),
+              ),
+              measureLag(standby.url(DATABASE), MAX_LAG_MS, primary.url(DATABASE)).catch((e: Error) => e.message),
+            ]);
+            probes.push(`+${at} ${JSON.stringify(own)} check=${lag}`);
+            await new Promise((resolve) => setTimeout(resolve, 200));
+          }
+        })();
+
         // One client reading its rider again and again, each time on a new connection (either worker).
         const seen: Array<{ sent: number; fresh: boolean }> = [];
-        while (Date.now() - committed < MAX_LAG_MS + 4 * CHECK_MS + 500) {
+        while (Date.now() - committed < window) {
           const sent = Date.now();
           const body = await getText(`${base}/v2/patrollerchecks?rider_id=101`);
           expect(body).toMatch(/Ahmed Khan|Renamed Rider/);
           seen.push({ sent, fresh: body.includes('Renamed Rider') });
         }
+        await probing;
         const stale = seen.filter((read) => !read.fresh);
         const oldest = Math.max(0, ...stale.map((read) => read.sent - committed));
         const undone = seen.filter((read, i) => !read.fresh && seen.slice(0, i).some((earlier) => earlier.fresh)).length;
@@ -104,6 +156,7 @@ describe('a paused standby behind two workers', () => {
             : {
                 ...verdict,
                 runs,
+                probes,
                 log: output()
                   .split('\n')
                   .filter((line) => line.includes('rotation')),

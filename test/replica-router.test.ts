@@ -151,22 +151,50 @@ describe('LagWatch: the checks behind the readings', () => {
       },
       (readings) => rounds.push(readings),
     );
-    for (let i = 0; i < 5; i++) {
+    // Six seconds before the third check: time enough to fall 5000 ms behind.
+    for (const gap of [1000, 6000, 1000, 1000, 1000]) {
       await watch.checkAll();
-      now += 1000;
+      now += gap;
     }
     expect(rounds.map((r) => r[0])).toEqual([
       { lagMs: 0, at: 1000 },
       { lagMs: 10, at: 2007 },
-      { lagMs: 5000, at: 3014 },
-      { lagMs: 20, at: 4021 },
-      { lagMs: null, at: 5028, error: 'connection refused' },
+      { lagMs: 5000, at: 8014 },
+      { lagMs: 20, at: 9021 },
+      { lagMs: null, at: 10028, error: 'connection refused' },
     ]);
     expect(logs).toEqual([
       'replica 1 (127.0.0.1:5433/db) is in the read rotation (0 ms behind)',
       'replica 1 (127.0.0.1:5433/db) leaves the read rotation: replay is 5000 ms behind (REPLICA_MAX_LAG_MS 3000)',
       'replica 1 (127.0.0.1:5433/db) is in the read rotation (20 ms behind)',
       'replica 1 (127.0.0.1:5433/db) leaves the read rotation: check failed (connection refused)',
+    ]);
+  });
+
+  it('never reports a replica staler than the last reading allows, aged by the time between the two', async () => {
+    let now = 0;
+    const lags = [0, 900, 2000, 0];
+    const rounds: Array<LagReading | undefined> = [];
+    const watch = new LagWatch(
+      [{ name: 'replica 1', address: 'a', url: 'postgres://a/b' }],
+      {
+        maxLagMs: 1000,
+        checkMs: 100,
+        now: () => now,
+        // A check judged by the last replayed commit (900 ms ago) right after one that found the replica up to date.
+        measure: async () => lags.shift()!,
+      },
+      (readings) => rounds.push(readings[0]),
+    );
+    for (const gap of [100, 3000, 100, 100]) {
+      await watch.checkAll();
+      now += gap;
+    }
+    expect(rounds.map((r) => r?.lagMs)).toEqual([
+      0, // up to date when checked
+      100, // at most 0 + the 100 ms since, not 900
+      2000, // 3.1 s later: 100 + 3000 allows the check's own 2000
+      0, // caught up
     ]);
   });
 

@@ -161,14 +161,20 @@ describeIfTools('PDF reports printed by headless Chromium', () => {
       const rowsOf = (part: string) => (part.match(/<tr><td data-label="Product"/g) ?? []).length;
       const [beforeSigned, signedPart] = html.split('<div class="with-signatures">');
       expect([rowsOf(beforeSigned), rowsOf(signedPart.split('<section class="signatures">')[0])]).toEqual([n - 3, 3]);
-      for (let times = 4; times <= 24; times += 1) {
-        const longer = beforeSigned.replace(
-          /(<section class="held">[\s\S]*?<tbody>\n)([\s\S]*?)(<\/tbody>)/,
-          (_m, a, body, b) => a + body.repeat(times) + b,
-        );
-        const text = await pages(
-          await printerFor(CHROMIUM).print(longer + '<div class="with-signatures">' + signedPart, `/admin/riders/${id}/report`, 'A4'),
-        );
+      // Every length from 4 to 24 times, printed side by side (the printer keeps a few pages at once).
+      const lengths = Array.from({ length: 21 }, (_, i) => i + 4);
+      const printed = await Promise.all(
+        lengths.map(async (times) => {
+          const longer = beforeSigned.replace(
+            /(<section class="held">[\s\S]*?<tbody>\n)([\s\S]*?)(<\/tbody>)/,
+            (_m, a, body, b) => a + body.repeat(times) + b,
+          );
+          const html = longer + '<div class="with-signatures">' + signedPart;
+          return pages(await printerFor(CHROMIUM).print(html, `/admin/riders/${id}/report`, 'A4'));
+        }),
+      );
+      for (const [i, text] of printed.entries()) {
+        const times = lengths[i];
         const signed = text.findIndex((page) => page.includes('Acknowledgement'));
         expect([times, text.length > 1, signed > 0]).toEqual([times, true, true]);
         // On the signatures' page, held rows come before them, after the running head (the name and
@@ -179,7 +185,8 @@ describeIfTools('PDF reports printed by headless Chromium', () => {
     } finally {
       await demo.close();
     }
-  });
+    // 21 long PDFs: about 40 s on an idle machine of two cores, and up to several times that beside the rest of the suite.
+  }, 300000);
 
   it('is a tagged PDF (structure for screen readers), as pdfinfo reads it', async () => {
     const res = await request(t.app).get('/admin/riders/101/report.pdf?paper=A4').buffer(true).parse(binary).expect(200);

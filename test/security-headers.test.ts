@@ -1,7 +1,8 @@
 import express from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 import request from 'supertest';
-import { securityHeaders } from '../src/http/security-headers';
+import { API_HEADERS, fixedSecurityHeaders, securityHeaders } from '../src/http/security-headers';
+import { testApp, type TestApp } from './support/app';
 
 // securityHeaders replays what helmet sets; it must send exactly helmet's headers.
 function headersOf(middleware: express.RequestHandler) {
@@ -61,5 +62,87 @@ describe('securityHeaders', () => {
     const second = await request(app).get('/');
     expect(first.headers['content-security-policy']).toContain("'nonce-n1'");
     expect(second.headers['content-security-policy']).toContain("'nonce-n2'");
+  });
+});
+
+describe('without a trusted proxy (TRUST_PROXY unset)', () => {
+  // What a request says of itself does not count: only the connection's own TLS.
+  const sentOn = (socket: { encrypted?: boolean }, headers: Record<string, string> = {}) => {
+    const sent = new Map<string, string>();
+    const set = fixedSecurityHeaders(API_HEADERS, false)!;
+    set(
+      { socket, headers, secure: true } as never,
+      { setHeader: (n: string, v: string) => sent.set(n.toLowerCase(), v), removeHeader: () => undefined } as never,
+    );
+    return sent;
+  };
+
+  it('sends HSTS over a TLS connection and never over plain HTTP, whatever X-Forwarded-Proto says', () => {
+    expect(sentOn({ encrypted: true }).get('strict-transport-security')).toMatch(/^max-age=\d+/);
+    expect(sentOn({}, { 'x-forwarded-proto': 'https' }).has('strict-transport-security')).toBe(false);
+    expect(sentOn({}).get('x-content-type-options')).toBe('nosniff');
+  });
+});
+
+describe('the API and the pages each get their own set', () => {
+  let t: TestApp;
+  let cors: TestApp;
+  beforeAll(() => {
+    t = testApp('fixture');
+    cors = testApp('fixture', { CORS_ORIGINS: 'https://app.example.com' });
+  });
+  afterAll(async () => {
+    await t.close();
+    await cors.close();
+  });
+
+  // The security headers of an answer: those helmet sets with either option set, whatever else it carries.
+  const helmetNames = [
+    'content-security-policy',
+    'cross-origin-opener-policy',
+    'cross-origin-resource-policy',
+    'origin-agent-cluster',
+    'referrer-policy',
+    'strict-transport-security',
+    'x-content-type-options',
+    'x-dns-prefetch-control',
+    'x-download-options',
+    'x-frame-options',
+    'x-permitted-cross-domain-policies',
+    'x-xss-protection',
+  ];
+  const securityOf = (headers: Record<string, string>) =>
+    Object.fromEntries(helmetNames.filter((n) => n in headers).map((n) => [n, headers[n]]));
+  const pageOptions: HelmetOptions = { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } };
+
+  it("answers of the API carry helmet's headers for API_HEADERS: a JSON answer's, stricter and shorter than a page's", async () => {
+    const api = securityOf(strip((await headersOf(helmet(API_HEADERS))).headers));
+    expect(api).toEqual({
+      'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+      'cross-origin-resource-policy': 'same-origin',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'strict-transport-security': expect.stringMatching(/^max-age=/),
+    });
+    const { 'strict-transport-security': _hsts, ...overHttp } = api;
+    // An answer, a refused request, an unknown operation, the API's document, and a CORS preflight alike.
+    for (const res of [
+      await request(t.app).get('/v2/riders?rider_id=101'),
+      await request(t.app).get('/v2/riders?rider_id=x'),
+      await request(t.app).get('/v2/no-such-operation'),
+      await request(t.app).get('/v2/openapi.json'),
+      await request(cors.app).options('/v2/riders').set('Origin', 'https://app.example.com').set('Access-Control-Request-Method', 'GET'),
+    ]) {
+      expect(securityOf(res.headers)).toEqual(overHttp);
+    }
+  });
+
+  it("pages, health and everything else keep helmet's defaults", async () => {
+    const { 'strict-transport-security': _hsts, ...pages } = securityOf(strip((await headersOf(helmet(pageOptions))).headers));
+    expect(pages['content-security-policy']).toContain("default-src 'self'");
+    for (const path of ['/health/live', '/admin', '/docs', '/no-such-page']) {
+      expect(securityOf((await request(t.app).get(path)).headers)).toEqual(pages);
+    }
   });
 });

@@ -4,7 +4,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import compression from 'compression';
 import type { AddressInfo } from 'node:net';
-import { answerPieces, sendJsonText, rowsAsBytes, type Piece } from '../src/api/v2/send-json';
+import { answerPieces, bytesQuery, sendJsonText, rowsAsBytes, type Piece } from '../src/api/v2/send-json';
 import { testApp, type TestApp } from './support/app';
 
 /** Serves `pieces` once through sendJsonText and reads the answer: its headers, its body and how it was written. */
@@ -157,6 +157,39 @@ describe('rowsAsBytes', () => {
       });
     } finally {
       client.release();
+    }
+  });
+
+  it('bytesQuery: a named statement with its values, whose rows arrive as bytes (the options it inherits survive pg copying it)', async () => {
+    const client = await db.pool.connect();
+    try {
+      for (const word of ['été', 'x']) {
+        const { rows } = await client.query<[Buffer]>(
+          bytesQuery('send_json_bytes', 'SELECT $1::text || g FROM generate_series(1, 3) AS g', [word]),
+        );
+        expect(rows.map(([bytes]) => [Buffer.isBuffer(bytes), bytes.toString('utf8')])).toEqual(
+          [1, 2, 3].map((g) => [true, `${word}${g}`]),
+        );
+      }
+    } finally {
+      client.release();
+    }
+  });
+
+  it('keeps each statement its own rows when statements on several connections arrive interleaved (shared blocks)', async () => {
+    // Four statements at once, each ~200 KB of rows unique to it: their rows land in the same blocks.
+    const sql = (k: number) => `SELECT ${k} || ':' || g || ':' || repeat(chr(945 + ${k}), g % 300) FROM generate_series(1, 1500) AS g`;
+    const clients = await Promise.all([0, 1, 2, 3].map(() => db.pool.connect()));
+    try {
+      const answers = await Promise.all(clients.map((client, k) => client.query<[Buffer]>({ text: sql(k), ...rowsAsBytes() })));
+      answers.forEach(({ rows }, k) => {
+        expect(rows).toHaveLength(1500);
+        rows.forEach(([bytes], i) =>
+          expect(bytes.toString('utf8')).toBe(`${k}:${i + 1}:${String.fromCharCode(945 + k).repeat((i + 1) % 300)}`),
+        );
+      });
+    } finally {
+      clients.forEach((client) => client.release());
     }
   });
 });

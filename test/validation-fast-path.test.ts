@@ -4,6 +4,7 @@ import { allOperations } from '../src/api/v2/operations';
 import { allLists } from '../src/admin/lists';
 import type { ParamDef } from '../src/filters/define';
 import { ruleFor, type Words } from '../src/filters/validate';
+import { fieldErrorsOf } from '../src/html/validate-or-redraw';
 
 const SAMPLES = [
   '1',
@@ -76,4 +77,38 @@ it.each(every)('%s %s: the plain check and express-validator agree on every samp
 
 it('covers every kind of parameter', () => {
   expect(new Set(every.map(([, , def]) => def.type))).toEqual(new Set(['bigint', 'integer', 'date', 'boolean', 'enum', 'text']));
+});
+
+describe('validate.now: the same answer, without a promise when none is needed', () => {
+  const outcome = async (run: () => unknown) => {
+    try {
+      return { values: await run() };
+    } catch (error) {
+      return { problem: fieldErrorsOf(error) ?? String(error) };
+    }
+  };
+
+  it.each(allOperations.map((op) => [op.path, op] as const))(
+    '%s: agrees with validate on every sample of every parameter',
+    async (_path, op) => {
+      const queries = [
+        {},
+        { unknown_name: '1' },
+        ...Object.keys(op.params).flatMap((name) => SAMPLES.map((value) => ({ [name]: value }))),
+        ...Object.keys(op.params).map((name) => ({ [name]: ['1', '2'] })),
+      ];
+      for (const query of queries) {
+        expect(await outcome(() => op.validate.now({ ...query }))).toEqual(await outcome(() => op.validate({ ...query })));
+      }
+    },
+  );
+
+  it('gives the values at once for a valid query, throws at once for an unknown name, and waits only to word a refused value', () => {
+    const riders = allOperations.find((op) => op.path === '/riders')!;
+    expect(riders.validate.now({ rider_id: '101' })).toEqual({ rider_id: '101' });
+    expect(() => riders.validate.now({ rider_idd: '101' })).toThrow(/is not a known parameter/);
+    const refused = riders.validate.now({ rider_id: 'x' });
+    expect(refused).toBeInstanceOf(Promise);
+    return expect(refused).rejects.toMatchObject({ status: 400 });
+  });
 });

@@ -4,6 +4,7 @@ import { HttpError } from '../http/errors';
 import type { TokenAccess, TokenCache } from './tokens';
 
 const CHALLENGE = 'Bearer realm="rider-equipment"';
+const BEARER = /^Bearer +(\S+) *$/i;
 
 function unauthorized(detail: string, error?: string): HttpError {
   return new HttpError(401, detail, {
@@ -31,7 +32,7 @@ export function requireBearer(tokens: TokenCache, failuresPerMinute: number, sto
     handler: tooMany(60000),
   });
   return (req, res, next) => {
-    const match = /^Bearer +(\S+) *$/i.exec(req.get('authorization') ?? '');
+    const match = BEARER.exec(req.headers.authorization ?? '');
     if (match && !tokens.ready) {
       throw new HttpError(503, 'Tokens cannot be checked until the database answers; try again shortly.', {
         type: 'service-unavailable',
@@ -45,16 +46,18 @@ export function requireBearer(tokens: TokenCache, failuresPerMinute: number, sto
       // Counted first: past the limit this answers 429, otherwise the 401.
       void failures(req, res, (error?: unknown) => next(error ?? refusal));
     };
-    const admit = (access: TokenAccess | undefined) => {
+    if (!match) return refuse();
+    const known = tokens.check(match[1]);
+    if (known) {
+      res.locals.access = known;
+      return next();
+    }
+    // A token made since the last reload is looked up (bounded, see TokenCache.lookUp), not refused.
+    tokens.lookUp(match[1]).then((access) => {
       if (!access) return refuse();
       res.locals.access = access;
       next();
-    };
-    if (!match) return refuse();
-    const known = tokens.check(match[1]);
-    // A token made since the last reload is looked up (bounded, see TokenCache.lookUp), not refused.
-    if (known) admit(known);
-    else tokens.lookUp(match[1]).then(admit, next);
+    }, next);
   };
 }
 
@@ -81,6 +84,13 @@ function tooMany(windowMs: number) {
  */
 export function tokenRateLimit(perMinute: number, store: Store = new MemoryStore()): RequestHandler {
   const windowMs = 60000;
+  // A token's key, made once per token rather than per request.
+  const keys = new WeakMap<TokenAccess, string>();
+  const keyOf = (access: TokenAccess) => {
+    let key = keys.get(access);
+    if (key === undefined) keys.set(access, (key = `token:${access.id}`));
+    return key;
+  };
   void store.init?.({ windowMs } as Parameters<NonNullable<Store['init']>>[0]);
   const policy = `${perMinute};w=${windowMs / 1000}`;
   const limited = tooMany(windowMs);
@@ -94,7 +104,7 @@ export function tokenRateLimit(perMinute: number, store: Store = new MemoryStore
       limited(req, res, next);
     };
     // With the counts' store failing, requests are not refused for it (as passOnStoreError).
-    Promise.resolve(store.increment(`token:${(res.locals.access as TokenAccess).id}`))
+    Promise.resolve(store.increment(keyOf(res.locals.access as TokenAccess)))
       .then(admit, () => next())
       .catch(next);
   };

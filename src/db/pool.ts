@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Config } from '../config';
-import { whenAborted } from '../http/client-signal';
+import { isAborted, whenAborted } from '../http/client-signal';
 
 export const APPLICATION_NAME = 'rider-equipment-service';
 
@@ -39,6 +39,10 @@ export class ClientIdle extends ClientGone {
   }
 }
 
+const ignore = () => undefined;
+const PLACE = Symbol('gate place');
+type Placed = pg.PoolClient & { [PLACE]?: Gate };
+
 interface Waiter {
   admit: () => void;
   fail: (error: Error) => void;
@@ -64,11 +68,12 @@ class Gate {
     return this.queue.size;
   }
 
-  enter(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(new ClientGone('while waiting for a database connection'));
+  /** True when a place was free (taken at once, no promise made), else a promise of the place. */
+  enter(signal?: AbortSignal): true | Promise<void> {
+    if (signal && isAborted(signal)) return Promise.reject(new ClientGone('while waiting for a database connection'));
     if (this.free > 0 && this.queue.size === 0) {
       this.free -= 1;
-      return Promise.resolve();
+      return true;
     }
     return new Promise<void>((resolve, reject) => {
       const settle = () => {
@@ -130,6 +135,19 @@ export class Pool extends pg.Pool {
     super({ ...config, max: config.max + adminPlaces });
     const shared = new Gate(config.max, acquireTimeoutMs);
     this.gates = { default: shared, admin: adminPlaces ? new Gate(adminPlaces, acquireTimeoutMs) : shared };
+    // While checked out, pg-pool listens for nothing: a server that ends the connection between two
+    // statements (a fast shutdown, a failover) would make it emit an 'error' nobody hears, which ends
+    // the process. So each connection has a listener of its own for its whole life (an idle one is
+    // also heard by pg-pool, which drops it). The statement in flight, if any, still fails with the
+    // error; its release discards the connection.
+    this.on('connect', (client) => client.on('error', ignore));
+    // A connection's place in its gate is given back when pg-pool has it back, whoever released it.
+    this.on('release', (_error: Error | undefined, client: pg.PoolClient) => {
+      const gate = (client as Placed)[PLACE];
+      if (!gate) return;
+      (client as Placed)[PLACE] = undefined;
+      gate.leave();
+    });
   }
 
   /** Requests waiting for a connection: in the gates, and (briefly, while one is being opened) in pg-pool. */
@@ -142,9 +160,14 @@ export class Pool extends pg.Pool {
    * A connection for one request, from `lane`'s places. Rejects with ClientGone as soon as `signal`
    * aborts while waiting (or if it had already), and with PoolTimeout after DB_ACQUIRE_TIMEOUT_MS.
    */
-  async acquire(signal?: AbortSignal, lane: Lane = 'default'): Promise<pg.PoolClient> {
+  acquire(signal?: AbortSignal, lane: Lane = 'default'): Promise<pg.PoolClient> {
     const gate = this.gates[lane];
-    await gate.enter(signal);
+    const entered = gate.enter(signal);
+    return entered === true ? this.checkOut(gate, signal) : entered.then(() => this.checkOut(gate, signal));
+  }
+
+  /** A connection from pg-pool for a place already taken in `gate`; the place goes back with its release. */
+  private async checkOut(gate: Gate, signal?: AbortSignal): Promise<pg.PoolClient> {
     let client: pg.PoolClient;
     try {
       client = await super.connect();
@@ -152,22 +175,8 @@ export class Pool extends pg.Pool {
       gate.leave();
       throw error;
     }
-    // While checked out, pg-pool listens for nothing: a server that ends the connection between two
-    // statements (a fast shutdown, a failover) would make it emit an 'error' nobody hears, which ends
-    // the process. The statement in flight, if any, still fails with it; the release discards it.
-    const heard = () => undefined;
-    client.on('error', heard);
-    const release = client.release;
-    let released = false;
-    client.release = (error?: Error | boolean) => {
-      client.off('error', heard);
-      release.call(client, error);
-      if (!released) {
-        released = true;
-        gate.leave();
-      }
-    };
-    if (signal?.aborted) {
+    (client as Placed)[PLACE] = gate;
+    if (signal && isAborted(signal)) {
       // Opening the connection took a while and the client left meanwhile: start nothing.
       client.release();
       throw new ClientGone('while waiting for a database connection');

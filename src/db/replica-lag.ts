@@ -20,12 +20,14 @@ const PRIMARY_END = 'SELECT pg_current_wal_lsn()::text AS lsn';
 // before the check is visible). With $2 (no primary to ask, or it refuses connections and so commits
 // nothing), not behind either when all WAL received is replayed. Else behind by the time since the last
 // replayed transaction's commit: the primary may be committing what the replica has not received.
+// That time is NULL when the replica has replayed no transaction since it started (as after a restart),
+// and it must stay NULL here: greatest() would skip it and say 0.
 const LAG = `
   SELECT CASE
            WHEN NOT pg_is_in_recovery() THEN 0
            WHEN $1::pg_lsn IS NOT NULL AND pg_last_wal_replay_lsn() >= $1::pg_lsn THEN 0
            WHEN $2::boolean AND (pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn()) THEN 0
-           ELSE greatest(0, round(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000))
+           ELSE round(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000)
          END::bigint AS lag_ms`;
 
 // A primary that answers these is down or stopping: it commits nothing. Any other failure (a timeout on
@@ -68,7 +70,8 @@ export async function measureLag(url: string, checkMs: number, primaryUrl?: stri
   const lag = (await queryAlone(url, bound, LAG, [end, byReceived])).lag_ms;
   // Behind, with no transaction replayed since the replica started: how far is not known.
   if (lag === null) throw new Error('replay is behind the primary and no transaction has been replayed yet');
-  return Number(lag);
+  // A commit stamped a moment ahead of the replica's clock is no lag.
+  return Math.max(0, Number(lag));
 }
 
 export interface LagWatchOptions {
@@ -123,8 +126,9 @@ export class LagWatch {
       const before = this.readings[i];
       // A check that outlasted the next one tells nothing newer.
       if (before && before.at > reading.at) continue;
-      this.describe(i, before, reading);
-      this.readings[i] = reading;
+      const bounded = boundedBy(before, reading);
+      this.describe(i, before, bounded);
+      this.readings[i] = bounded;
     }
     this.onReadings(this.latest());
   }
@@ -147,6 +151,21 @@ export class LagWatch {
     else if (before !== undefined)
       this.options.log?.(`${name} (${address}) leaves the read rotation: ${verdict(after, this.options.maxLagMs)}`);
   }
+}
+
+/**
+ * A replica's staleness grows no faster than time: one at most `before.lagMs` behind when `before` was
+ * taken is at most that plus the time since when `after` is. The tighter of that and the new check's
+ * own figure is kept. The checks' figures are each an upper bound, but not all as tight (one judged by
+ * the last replayed commit's time can say more than the time elapsed since a check that found the replica
+ * up to date); kept so, a newer reading never judges a replica staler than the older one aged to the same
+ * moment, and workers that hold different rounds for a moment (the rounds travel by IPC) decide alike: a
+ * client moving between them never sees a change undone.
+ */
+function boundedBy(before: LagReading | undefined, after: LagReading): LagReading {
+  if (!before || before.lagMs === null || after.lagMs === null) return after;
+  const bound = before.lagMs + Math.max(0, after.at - before.at);
+  return bound < after.lagMs ? { ...after, lagMs: bound } : after;
 }
 
 /** Why a check keeps a replica out of the rotation. */

@@ -185,16 +185,16 @@ export class ReadRouter {
     return `may be ${r.lagMs + age} ms behind (REPLICA_MAX_LAG_MS ${this.options.maxLagMs}): ${r.lagMs} ms at its last check, ${age} ms ago`;
   }
 
-  private async acquire(kind: 'queries' | 'streams' | 'admin', signal?: AbortSignal, lane?: Lane): Promise<pg.PoolClient> {
+  private acquire(kind: 'queries' | 'streams' | 'admin', signal?: AbortSignal, lane?: Lane): Promise<pg.PoolClient> {
     const target = this.pick();
-    try {
-      return await poolOf(target, kind).acquire(signal, lane);
-    } catch (error) {
-      if (target === this.primary || !isDatabaseUnavailable(error) || signal?.aborted) throw error;
+    const acquired = poolOf(target, kind).acquire(signal, lane);
+    if (target === this.primary) return acquired;
+    return acquired.catch((error: unknown) => {
+      if (!isDatabaseUnavailable(error) || signal?.aborted) throw error;
       // The replica could not give a connection: out of the rotation, and this read goes elsewhere.
       this.leave(target, `no connection (${(error as Error).message})`);
       return poolOf(this.pick(), kind).acquire(signal, lane);
-    }
+    });
   }
 
   /** Out of the rotation at once, until a check made after now finds it well. */

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { whenAborted } from '../http/client-signal';
+import { isAborted, whenAborted } from '../http/client-signal';
 import { sendCancel } from './cancel';
 import { ClientGone, type Reader } from './pool';
 
@@ -24,7 +24,7 @@ export async function queryRows<R = Record<string, unknown>>(
   } finally {
     stopWatching?.();
   }
-  if (signal?.aborted) {
+  if (signal && isAborted(signal)) {
     // A cancel may still be on its way to this connection's backend: the connection is not reused.
     client.release(new ClientGone('before the answer was ready'));
     throw new ClientGone('before the answer was ready');

@@ -81,24 +81,36 @@ export function compilePerShape<V extends Record<string, unknown>>(
 ): (values: V) => NativeQuery {
   const bound = boundNames(params);
   const plans = new Map<string, Plan | null>();
-  return (values) => {
-    const names: string[] = [];
-    const parts: string[] = [];
-    for (const name of Object.keys(values).sort()) {
+  // The names a shape's key is made of, in one fixed order: the parameters, and what the caller adds.
+  const order = Object.keys(params);
+  const keyOf = (values: V): string | undefined => {
+    let key = '';
+    let used = 0;
+    for (let i = 0; i < order.length; i++) {
+      const name = order[i];
       const value = values[name];
       if (value === undefined) continue;
-      if (typeof value === 'string' && bound.has(name)) {
-        names.push(name);
-        parts.push(name);
-      } else {
-        parts.push(`${name}=${JSON.stringify(value)}`);
-      }
+      used++;
+      key += typeof value === 'string' && bound.has(name) ? `&${name}` : `&${name}=${JSON.stringify(value)}`;
     }
-    const key = parts.join('&');
+    let given = 0;
+    for (const name in values) if (values[name] !== undefined) given++;
+    return given === used ? key : undefined;
+  };
+  return (values) => {
+    let key = keyOf(values);
+    if (key === undefined) {
+      // A name that is not a parameter (a caller's own, such as the token's company): learnt once.
+      for (const name of Object.keys(values).sort()) if (!order.includes(name)) order.push(name);
+      key = keyOf(values)!;
+    }
     const plan = plans.get(key);
     if (plan) return { text: plan.text, values: plan.bindings.map((b) => ('name' in b ? values[b.name] : b.value)) };
     const query = toNative(build(values));
-    if (plan === undefined && plans.size < maxShapes) plans.set(key, planFor(build, values, names, query));
+    if (plan === undefined && plans.size < maxShapes) {
+      const names = order.filter((name) => typeof values[name] === 'string' && bound.has(name));
+      plans.set(key, planFor(build, values, names, query));
+    }
     return query;
   };
 }

@@ -5,8 +5,8 @@ const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Gives every request an id (a caller's X-Request-Id is kept when it is safe to echo), sent back in X-Request-Id. */
 export const requestId: RequestHandler = (req, res, next) => {
-  const incoming = req.get('x-request-id');
-  const id = incoming && SAFE_ID.test(incoming) ? incoming : crypto.randomUUID();
+  const incoming = req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : crypto.randomUUID();
   res.locals.requestId = id;
   res.setHeader('X-Request-Id', id);
   next();

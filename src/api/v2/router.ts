@@ -13,8 +13,9 @@ import { allOperations } from './operations';
 import { buildOpenApiDocument } from './openapi';
 import { problemHandler, type Logger } from '../../http/problem';
 import { streamJsonArray } from './stream-json';
-import { answerPieces, sendJsonText, rowsAsBytes } from './send-json';
+import { answerPieces, bytesQuery, sendJsonText } from './send-json';
 import { queryRows } from '../../db/rows';
+import type { HeaderSetter } from '../../http/security-headers';
 
 // One prepared statement per distinct SQL text (a resource and the set of filters given): PostgreSQL
 // parses it once per connection and, after a few runs, reuses a generic plan instead of planning again.
@@ -26,6 +27,25 @@ function statementName(text: string): string {
     statementNames.set(text, name);
   }
   return name;
+}
+
+/** An operation's handler, and its route label for the metrics (made once per mount path, not per request). */
+class Operation {
+  private base?: string;
+  private label = '';
+
+  constructor(
+    readonly key: string,
+    readonly handler: (req: Request, res: Response) => Promise<void>,
+  ) {}
+
+  route(baseUrl: string): string {
+    if (baseUrl !== this.base) {
+      this.base = baseUrl;
+      this.label = `${baseUrl}${this.key}`;
+    }
+    return this.label;
+  }
 }
 
 export interface ApiAccess {
@@ -43,6 +63,10 @@ export interface ApiDeps {
   streamLimit: StreamLimit;
   log: Logger;
   access?: ApiAccess;
+  /** The security headers of every API answer (src/http/security-headers.ts, API_HEADERS). */
+  headers: HeaderSetter;
+  /** CORS (CORS_ORIGINS), after the headers and before the token: a preflight carries none. */
+  cors?: RequestHandler;
 }
 
 /**
@@ -51,7 +75,7 @@ export interface ApiDeps {
  * matching and dispatch were a measurable part of what the service adds to each answer. Without
  * `access`, the API is open: the service only allows that when told to (AUTH=off).
  */
-export function createApiRouter({ pool, streamPool, streamLimit, log, access }: ApiDeps): RequestHandler {
+export function createApiRouter({ pool, streamPool, streamLimit, log, access, headers, cors }: ApiDeps): RequestHandler {
   const openApiDocument = buildOpenApiDocument(allOperations, { auth: Boolean(access) }); // built once: it changes only with the code
   // The token, then its limit, as one step (undefined: the API is open).
   const checks = access
@@ -62,50 +86,49 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
     : undefined;
   const problems = problemHandler(log);
 
-  const handlers = new Map<string, (req: Request, res: Response) => Promise<void>>();
+  const handlers = new Map<string, Operation>();
   for (const operation of allOperations) {
     const compile = compilePerShape(operation.params, operation.build);
-    handlers.set(operation.path, async (req, res) => {
-      const validated = await operation.validate(req.query as Record<string, unknown>);
-      // A token limited to one 3PL sees only that company's riders, whatever the filters say.
-      const values = { ...validated, company_id: (res.locals.access as TokenAccess | undefined)?.companyId ?? undefined };
-      if (req.method === 'HEAD') {
-        res.status(200).type('application/json').end();
-        return;
-      }
-      const query = compile(values);
-      if (operation.stream && !(operation.boundedBy && (validated as Record<string, unknown>)[operation.boundedBy] !== undefined)) {
-        const { key, what } = tokenKey(req, res);
-        await streamLimit.run(key, what, () => streamJsonArray(streamPool, query, res));
-        return;
-      }
-      const rows = await queryRows<[Buffer]>(
-        pool,
-        { name: statementName(query.text), text: query.text, values: query.values, ...rowsAsBytes() },
-        clientSignal(res),
-      );
-      sendJsonText(
-        res,
-        answerPieces(
-          operation.stream,
-          rows.map((row) => row[0]),
-        ),
-      );
-    });
+    handlers.set(
+      operation.path,
+      new Operation(operation.path, async (req, res) => {
+        const given = operation.validate.now(req.query as Record<string, unknown>);
+        // Only a refused value makes validation wait (for express-validator's messages).
+        const validated = given instanceof Promise ? await given : given;
+        // A token limited to one 3PL sees only that company's riders, whatever the filters say.
+        // (validated is this request's own object: the company is written into it.)
+        const values = validated as typeof validated & { company_id?: string };
+        values.company_id = (res.locals.access as TokenAccess | undefined)?.companyId ?? undefined;
+        if (req.method === 'HEAD') {
+          res.status(200).type('application/json').end();
+          return;
+        }
+        const query = compile(values);
+        if (operation.stream && !(operation.boundedBy && (validated as Record<string, unknown>)[operation.boundedBy] !== undefined)) {
+          const { key, what } = tokenKey(req, res);
+          await streamLimit.run(key, what, () => streamJsonArray(streamPool, query, res));
+          return;
+        }
+        const rows = await queryRows<[Buffer]>(pool, bytesQuery(statementName(query.text), query.text, query.values), clientSignal(res));
+        sendJsonText(
+          res,
+          answerPieces(
+            operation.stream,
+            rows.map((row) => row[0]),
+          ),
+        );
+      }),
+    );
   }
 
   /** The operation at a path, matched as Express matches a route's path: any letter case, one trailing slash. */
-  const operationAt = (path: string) => {
-    const key = path.toLowerCase().replace(/(.)\/$/, '$1');
-    const handler = handlers.get(key);
-    return handler ? { key, handler } : undefined;
-  };
+  const operationAt = (path: string) => handlers.get(path) ?? handlers.get(path.toLowerCase().replace(/(.)\/$/, '$1'));
 
   // After the token and its limit: the operation (GET and HEAD), 405 for other methods, else 404.
   const dispatch = (req: Request, res: Response, fail: (error: unknown) => void) => {
     const found = operationAt(req.path);
     // The metrics' route label: the operation's path, never the raw one.
-    res.locals.route = found ? `${req.baseUrl}${found.key}` : 'unmatched';
+    res.locals.route = found ? found.route(req.baseUrl) : 'unmatched';
     if (!found) return fail(new HttpError(404, `There is no operation at ${req.baseUrl}${req.path}.`));
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return fail(new HttpError(405, `${req.method} is not allowed here; use GET or HEAD.`, { headers: { Allow: 'GET, HEAD' } }));
@@ -113,9 +136,7 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
     found.handler(req, res).catch(fail);
   };
 
-  return (req, res, next) => {
-    const fail = (error: unknown) => problems(error, req, res, next);
-    res.setHeader('Cache-Control', 'no-store');
+  const afterCors = (req: Request, res: Response, fail: (error: unknown) => void) => {
     if ((req.method === 'GET' || req.method === 'HEAD') && req.path === '/openapi.json') {
       res.locals.route = `${req.baseUrl}/openapi.json`;
       res.json(openApiDocument);
@@ -123,5 +144,13 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access }: 
     }
     if (!checks) return dispatch(req, res, fail);
     checks(req, res, (error?: unknown) => (error ? fail(error) : dispatch(req, res, fail)));
+  };
+
+  return (req, res, next) => {
+    const fail = (error: unknown) => problems(error, req, res, next);
+    headers(req, res);
+    res.setHeader('Cache-Control', 'no-store');
+    if (!cors) return afterCors(req, res, fail);
+    cors(req, res, (error?: unknown) => (error ? fail(error) : afterCors(req, res, fail)));
   };
 }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type pg from 'pg';
 
 /** A piece of an answer: JSON text, or its UTF-8 bytes (see rowsAsBytes). */
 export type Piece = string | Buffer;
@@ -7,28 +8,51 @@ export type Piece = string | Buffer;
 const BLOCK_BYTES = 64 * 1024;
 
 /**
- * Query options that read each row's one column as its UTF-8 bytes (rowMode 'array'), for one
- * statement. pg makes a string of each value as its row arrives; a large answer's rows arrive over
- * many reads of the socket while other requests run, and kept as strings until the last one came,
- * a list page's ~250 KB lived through V8's young-generation collections, which copied and promoted
- * them (under load, three quarters of the young generation survived each one). Written at once into
- * the statement's own blocks of memory, outside the JavaScript heap, each string is garbage as soon
- * as it is made, and the rows are views onto the blocks.
+ * Query options that read each row's one column as its UTF-8 bytes (rowMode 'array'). pg makes a
+ * string of each value as its row arrives; a large answer's rows arrive over many reads of the socket
+ * while other requests run, and kept as strings until the last one came, a list page's ~250 KB lived
+ * through V8's young-generation collections, which copied and promoted them (under load, three
+ * quarters of the young generation survived each one). Written at once into blocks of memory outside
+ * the JavaScript heap, each string is garbage as soon as it is made, and the rows are views onto the
+ * blocks.
+ *
+ * The blocks are the process's, shared by every statement: a block is only ever appended to (no byte
+ * of it is written twice), so rows of statements that arrive interleaved stay each their own, and a
+ * block is freed once no row of it is left. One block of BLOCK_BYTES per statement, as before, was a
+ * 64 KB allocation outside the heap for each small answer, which V8 counts towards its next collection.
  */
 export function rowsAsBytes() {
-  let block = Buffer.alloc(0);
-  let used = 0;
-  const toBytes = (text: string): Buffer => {
-    const size = Buffer.byteLength(text);
-    if (size > block.length - used) {
-      block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, size));
-      used = 0;
-    }
-    block.write(text, used);
-    used += size;
-    return block.subarray(used - size, used);
-  };
-  return { rowMode: 'array', types: { getTypeParser: () => toBytes } } as const;
+  return AS_BYTES;
+}
+
+let block = Buffer.alloc(0);
+let used = 0;
+
+function toBytes(text: string): Buffer {
+  const size = Buffer.byteLength(text);
+  if (size > block.length - used) {
+    block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, size));
+    used = 0;
+  }
+  block.write(text, used);
+  used += size;
+  return block.subarray(used - size, used);
+}
+
+const AS_BYTES = { rowMode: 'array', types: { getTypeParser: () => toBytes } } as const;
+
+/**
+ * A named statement whose rows are read as bytes (rowsAsBytes), as a query config that holds only its
+ * name, text and values and inherits the rest. pg copies every config it is given, property by
+ * property with their descriptors; the fewer of its own, the less that copy costs (it is kept the same
+ * way: the copy has the config's prototype).
+ */
+export function bytesQuery(name: string, text: string, values: unknown[]): pg.QueryArrayConfig {
+  const query = Object.create(AS_BYTES) as pg.QueryArrayConfig;
+  query.name = name;
+  query.text = text;
+  query.values = values;
+  return query;
 }
 
 /**
