@@ -34,19 +34,43 @@ async function newToken(name: string): Promise<{ token: string; id: string }> {
 
 const ask = (app: TestApp, token: string) => request(app.app).get('/v2/questioner?country_id=1').set('Authorization', `Bearer ${token}`);
 
+/** The flushes of the shared counts that `spy`'s pool has begun so far (the statement that adds its hits and reads back the totals). */
+function flushesOf(spy: jest.SpyInstance): Array<Promise<unknown>> {
+  return spy.mock.calls.flatMap(([sql], i) => (typeof sql === 'string' && sql.includes('WITH sent') ? [spy.mock.results[i].value] : []));
+}
+
+/**
+ * Resolves once `spy`'s pool has finished a flush begun after this call, instead of guessing how long a
+ * flush takes on a loaded machine.
+ */
+async function nextFlush(spy: jest.SpyInstance): Promise<void> {
+  const seen = flushesOf(spy).length;
+  await eventually(() => flushesOf(spy).length > seen, { what: 'a flush of the shared counts' });
+  await flushesOf(spy)[seen].catch(() => undefined);
+}
+
 const hitsOf = async (id: string) =>
   (await one.pool.query('SELECT hits FROM access.rate_limits WHERE key = $1', [`token-requests:token:${id}`])).rows;
 
 describe('rate limits shared by every process', () => {
   it('gives a token its per-minute limit in all when its requests are spread over the processes', async () => {
     const { token, id } = await newToken('shared-limit');
+    const spies = [jest.spyOn(one.pool, 'query'), jest.spyOn(two.pool, 'query')];
     const statuses: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      const res = await ask(i % 2 ? two : one, token);
-      statuses.push(res.status);
-      if (res.status === 429) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-      // Each process hears of the other's hits at its next flush.
-      await pause(3 * FLUSH_MS);
+    try {
+      for (let i = 0; i < 10; i++) {
+        const res = await ask(i % 2 ? two : one, token);
+        statuses.push(res.status);
+        if (res.status === 429) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+        // Each process hears of the other's hits at its next flush: the next request waits until this
+        // hit is in the shared row, then until each process that has counted the key read the row back
+        // in a flush begun since (a loaded machine can make a flush longer than any fixed pause). A
+        // process's first hit on a key reads its total then.
+        await eventually(async () => (await hitsOf(id))[0]?.hits === i + 1, { what: `hit ${i + 1} in the shared row` });
+        await Promise.all(spies.slice(0, i + 1).map(nextFlush));
+      }
+    } finally {
+      for (const spy of spies) spy.mockRestore();
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429, 429, 429]);
     // The count is one row, keyed by the token, on the primary.
