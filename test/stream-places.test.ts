@@ -4,10 +4,11 @@ import http from 'node:http';
 import pg from 'pg';
 import request from 'supertest';
 import { createToken } from '../src/auth/tokens';
+import { AdvisoryPlaces } from '../src/db/stream-places';
 import { poolSettles, serve, testApp, testAppWithAuth, type TestApp } from './support/app';
 import { testDatabases, useDatabase } from './support/databases';
 import { expectProblem } from './support/expect';
-import { eventually } from './support/wait';
+import { eventually, holdsFor } from './support/wait';
 import { databaseUrl } from './support/databases';
 
 // A copy of the large demo, so that no other file's streams show in its activity.
@@ -196,6 +197,49 @@ describe('STREAMS_PER_TOKEN across processes (RATE_LIMIT_STORE=postgres)', () =>
       const status = await s.status;
       if (status !== 200) s.abort();
       return status;
+    }
+  });
+});
+
+describe('the shared places connection', () => {
+  it("lost while idle in its pool (its places all given back) is the pool's to handle, and the next take opens another", async () => {
+    const url = await useDatabase('fixture');
+    const places = new AdvisoryPlaces(url);
+    // A slot no other test takes, so that its lock names this test's connection alone.
+    const slot = 7777;
+    const holder = async () =>
+      (
+        await monitor.query(
+          `SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+            WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = $1 AND d.datname = $2`,
+          [slot, testDatabases().fixture],
+        )
+      ).rows.map((row) => row.pid as number);
+    const crashes: unknown[] = [];
+    const crash = (error: unknown) => crashes.push(error);
+    process.on('uncaughtException', crash);
+    try {
+      const giveBack = await places.take(`idle-loss-${process.pid}`, slot);
+      const [pid] = await holder();
+      expect(pid).toEqual(expect.any(Number));
+      giveBack!();
+      await eventually(async () => (await holder()).length === 0, { what: 'the place given back' });
+      // The connection, idle in the pool now (it closes after 1 s idle), ends as when its server restarts.
+      await monitor.query('SELECT pg_terminate_backend($1)', [pid]);
+      await eventually(async () => (await monitor.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0, {
+        what: 'the connection ended',
+      });
+      await holdsFor(() => crashes.length === 0, 300, { what: 'no uncaught error' });
+      // The next take works on a new connection.
+      const again = await places.take(`idle-loss-${process.pid}`, slot);
+      const [next] = await holder();
+      expect(next).toEqual(expect.any(Number));
+      expect(next).not.toBe(pid);
+      again!();
+      await eventually(async () => (await holder()).length === 0, { what: 'the second place given back' });
+    } finally {
+      process.off('uncaughtException', crash);
+      await places.end();
     }
   });
 });

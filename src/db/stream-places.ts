@@ -13,6 +13,8 @@ interface Session {
   held: number;
   /** Its connection ended: its locks went with it. */
   lost: boolean;
+  /** Its listener for the connection's loss, there only while the session has the connection. */
+  onError?: () => void;
 }
 
 /**
@@ -66,14 +68,14 @@ export class AdvisoryPlaces implements SharedPlaces {
       session.lost = true;
       if (this.current === session) this.current = undefined;
     };
-    session.client.then(
-      (client) =>
-        client.on('error', () => {
-          lose();
-          client.release(true);
-        }),
-      lose,
-    );
+    session.client.then((client) => {
+      session.onError = () => {
+        client.removeListener('error', session.onError!);
+        lose();
+        client.release(true);
+      };
+      client.on('error', session.onError);
+    }, lose);
     return session;
   }
 
@@ -82,8 +84,13 @@ export class AdvisoryPlaces implements SharedPlaces {
     session.held -= 1;
     if (session.held > 0 || session.lost) return;
     if (this.current === session) this.current = undefined;
+    // Back in the pool, the connection is the pool's: a loss while idle is its to handle (its 'error'
+    // listener above), not a release of a client already released.
     void session.client.then(
-      (client) => client.release(),
+      (client) => {
+        if (session.onError) client.removeListener('error', session.onError);
+        client.release();
+      },
       () => undefined,
     );
   }
