@@ -7,7 +7,8 @@ let t: TestApp;
 let token: string;
 let scoped: string;
 beforeAll(async () => {
-  t = await testAppWithAuth('fixture');
+  // No token reload during the tests (5 s by default): their lookup counts are exact.
+  t = await testAppWithAuth('fixture', { AUTH_REFRESH_MS: '3600000' });
   token = (await createToken(t.pool, { name: `auth-test-${process.pid}` })).token;
   scoped = (await createToken(t.pool, { name: `auth-test-scoped-${process.pid}`, company: '100%_Express' })).token;
   await t.tokens!.refresh();

@@ -4,12 +4,13 @@ import { poolSettles, serve, testApp, type TestApp } from './support/app';
 import { expectProblem } from './support/expect';
 import { eventually } from './support/wait';
 
-// The demo database: 300 riders, thousands of checks, megabytes of JSON.
+// A copy of the demo database of its own (no other file's statements in its activity): 300 riders,
+// thousands of checks, megabytes of JSON.
 let t: TestApp;
 let server: Awaited<ReturnType<typeof serve>>;
 let base: string;
 beforeAll(async () => {
-  t = testApp('demo');
+  t = testApp('streaming');
   server = await serve(t.app);
   base = server.base;
 });
@@ -77,7 +78,7 @@ describe('unfiltered answers stream every record', () => {
 
 describe('statement timeouts', () => {
   it('gives whole-table answers their own, longer timeout than short queries', async () => {
-    const strict = testApp('demo', { STATEMENT_TIMEOUT_MS: '1', STREAM_STATEMENT_TIMEOUT_MS: '600000' });
+    const strict = testApp('streaming', { STATEMENT_TIMEOUT_MS: '1', STREAM_STATEMENT_TIMEOUT_MS: '600000' });
     try {
       // (Even a SHOW on the 1 ms pool may be cancelled on a loaded machine: the 503 below shows that timeout.)
       expect((await strict.streamPool.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('10min');
@@ -93,7 +94,7 @@ describe('statement timeouts', () => {
   });
 
   it('answers 503 when a whole-table answer cannot even start within its timeout', async () => {
-    const strict = testApp('demo', { STREAM_STATEMENT_TIMEOUT_MS: '1' });
+    const strict = testApp('streaming', { STREAM_STATEMENT_TIMEOUT_MS: '1' });
     try {
       expectProblem(await request(strict.app).get('/v2/riders'), 503);
       await poolSettles(strict.streamPool);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { embeddedPsql, urlPsql } from '../src/db/psql-line';
 import { useDatabase } from './support/databases';
 import { buildOnce, withServer } from './support/server-process';
+import { eventually } from './support/wait';
 
 jest.setTimeout(90000);
 
@@ -34,7 +35,7 @@ describe('the started server', () => {
     const url = new URL(await useDatabase('demo'));
     url.password = 'not-to-be-printed-42';
     await withServer({ DATABASE_URL: url.toString() }, async (server) => {
-      await new Promise((resolve) => setTimeout(resolve, 200)); // the banner's later lines
+      await eventually(() => server.output().includes('  psql:'), { what: "the banner's psql line" });
       const banner = server.output();
       const database = decodeURIComponent(url.pathname.slice(1));
       expect(banner).toContain(

@@ -62,7 +62,7 @@ describe('clients that stop reading', () => {
       DB_STREAM_POOL_MAX: '10',
       DB_STREAM_POOL_ADMIN: '2',
       STREAMS_PER_TOKEN: '1000',
-      STREAM_IDLE_TIMEOUT_MS: '4000',
+      STREAM_IDLE_TIMEOUT_MS: '6000',
       DB_ACQUIRE_TIMEOUT_MS: '1000',
     });
     server = await serve(t.app);
@@ -96,12 +96,12 @@ describe('clients that stop reading', () => {
       // The idle timeout ends the ten answers (a client that reads nothing does not see it: it stopped
       // reading) and stops their statements.
       const idle = () => t.logs.filter((line) => line.includes('took no bytes'));
-      await eventually(() => idle().length === 10, { ms: 8000, what: 'ten answers ended as idle' });
+      await eventually(() => idle().length === 10, { ms: 10000, what: 'ten answers ended as idle' });
       expect((await streaming()).running).toBe(0);
       await poolSettles(t.streamPool);
       for (const line of idle())
         expect(line).toMatch(
-          /^\[[0-9a-f-]{36}\] GET \/v2\/patrollerchecks -> 499: client took no bytes for 4000 ms, so its answer was ended$/,
+          /^\[[0-9a-f-]{36}\] GET \/v2\/patrollerchecks -> 499: client took no bytes for 6000 ms, so its answer was ended$/,
         );
 
       // The places are free again.

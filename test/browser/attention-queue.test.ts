@@ -1,6 +1,6 @@
 // "Needs attention" worked in real Chromium by a signed-in supervisor: a row marked handled with the
 // keyboard alone, and the page, its open "Mark handled" form and the handled view clean under axe-core.
-// On the attention test database, as of today (test/attention.test.ts reads it as of 2025-01-31 only).
+// On a copy of the fixture of its own (test/attention.test.ts adds rows to its copy meanwhile), as of today.
 import type { Page } from 'playwright-core';
 import { createSupervisor } from '../../src/auth/supervisors';
 import { testAppWithAuth } from '../support/app';
@@ -11,7 +11,7 @@ jest.setTimeout(120000);
 const username = `queue-${process.pid}`;
 const password = 'queue-pass-12345';
 const served = useServedApp(async () => {
-  const t = await testAppWithAuth('attention');
+  const t = await testAppWithAuth('attentionQueue');
   await createSupervisor(t.pool, { username, password });
   return t;
 });

@@ -25,6 +25,16 @@ export function testDatabases() {
      * moved) would otherwise lock the rows test/attention-kept.test.ts changes on FIXTURE at the same time.
      */
     listKeys: `rider_equipment_test_list_keys_${run}`,
+    /**
+     * A copy of FIXTURE for test/browser/attention-queue.test.ts, whose supervisor marks rows handled
+     * between two reads of the queue: on ATTENTION, test/attention.test.ts adds rows at the same time.
+     */
+    attentionQueue: `rider_equipment_test_attention_queue_${run}`,
+    /**
+     * A copy of DEMO for test/api-streaming.test.ts, which waits until no statement runs on its database:
+     * on DEMO, other files' servers and loops run theirs at the same time.
+     */
+    streaming: `rider_equipment_test_streaming_${run}`,
   };
 }
 
@@ -36,7 +46,9 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   attention: 'fixture',
   handling: 'fixture',
   listKeys: 'fixture',
+  attentionQueue: 'fixture',
   demo: 'demo',
+  streaming: 'demo',
   large: 'large',
   largeCopy: 'large',
 };
