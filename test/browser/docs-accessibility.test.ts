@@ -82,7 +82,9 @@ describe.each([1366, 390])('/docs at %i px wide', (width) => {
         .getByRole('button', { name: /\/patrollerchecks/ })
         .first()
         .click();
+      // Swagger UI may draw the fields a moment after the button: waited for, they must come.
       await operation.getByRole('button', { name: 'Execute' }).waitFor();
+      await operation.locator('.parameters input').first().waitFor();
       expect(await operation.locator('.parameters input').count()).toBeGreaterThan(0);
       expect({ open: await violations(page) }).toEqual({ open: [] });
 
