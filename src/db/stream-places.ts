@@ -70,7 +70,7 @@ export class AdvisoryPlaces implements SharedPlaces {
     };
     session.client.then((client) => {
       session.onError = () => {
-        client.removeListener('error', session.onError!);
+        if (session.lost) return; // released already, at its first error
         lose();
         client.release(true);
       };
@@ -84,8 +84,8 @@ export class AdvisoryPlaces implements SharedPlaces {
     session.held -= 1;
     if (session.held > 0 || session.lost) return;
     if (this.current === session) this.current = undefined;
-    // Back in the pool, the connection is the pool's: a loss while idle is its to handle (its 'error'
-    // listener above), not a release of a client already released.
+    // Back in the pool, the connection is the pool's: a loss while idle is the pool's 'error' (see the
+    // constructor), not a second release of this client.
     void session.client.then(
       (client) => {
         if (session.onError) client.removeListener('error', session.onError);
