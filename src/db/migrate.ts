@@ -15,6 +15,7 @@ import * as failedChecksIndex from '../../db/migrations/20261125_013_failed_chec
 import * as attentionHandling from '../../db/migrations/20261125_014_attention_handling';
 import * as valueChoicesIndex from '../../db/migrations/20261125_015_value_choices_index';
 import * as riderNameKey from '../../db/migrations/20261125_016_rider_name_key';
+import * as keptRefreshSerialized from '../../db/migrations/20261126_017_kept_refresh_serialized';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -38,6 +39,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261125_014_attention_handling', attentionHandling],
   ['20261125_015_value_choices_index', valueChoicesIndex],
   ['20261125_016_rider_name_key', riderNameKey],
+  ['20261126_017_kept_refresh_serialized', keptRefreshSerialized],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -35,6 +35,11 @@ export function testDatabases() {
      * on DEMO, other files' servers and loops run theirs at the same time.
      */
     streaming: `rider_equipment_test_streaming_${run}`,
+    /**
+     * A copy of FIXTURE for test/kept-concurrency.test.ts, whose writers commit (a second writer of the same
+     * kept rows must wait for a first that commits), and for test/list-zone.test.ts, which commits a new zone.
+     */
+    committed: `rider_equipment_test_committed_${run}`,
   };
 }
 
@@ -49,6 +54,7 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   attentionQueue: 'fixture',
   demo: 'demo',
   streaming: 'demo',
+  committed: 'fixture',
   large: 'large',
   largeCopy: 'large',
 };

@@ -15,7 +15,10 @@ export async function rolledBack(
   }
 }
 
-/** A table kept by triggers (or some of its columns, `columns`), and the view that is its one definition. */
+/**
+ * A table kept by triggers, and the view that is its one definition; `columns`: the columns compared,
+ * read alike from both (a json column as ::text, having no equality).
+ */
 export interface Kept {
   table: string;
   view: string;
@@ -28,7 +31,8 @@ export async function keptDrift(client: pg.ClientBase | pg.Pool, kept: readonly 
     kept
       .map(({ table, view, columns }) => {
         const rowsOf = columns ? `SELECT ${columns} FROM ${table}` : `TABLE ${table}`;
-        return `SELECT '${table}' AS name, (SELECT count(*)::int FROM ((${rowsOf} EXCEPT ALL TABLE ${view}) UNION ALL (TABLE ${view} EXCEPT ALL ${rowsOf})) d) AS n`;
+        const defined = columns ? `SELECT ${columns} FROM ${view}` : `TABLE ${view}`;
+        return `SELECT '${table}' AS name, (SELECT count(*)::int FROM ((${rowsOf} EXCEPT ALL ${defined}) UNION ALL (${defined} EXCEPT ALL ${rowsOf})) d) AS n`;
       })
       .join(' UNION ALL '),
   );
