@@ -3,6 +3,9 @@
 // succeeds, and every kept table equals its definition once both have committed (migration 017).
 // Both transactions commit, on a copy of the fixture that only this file and test/list-zone.test.ts use.
 import pg from 'pg';
+import request from 'supertest';
+import { failureLine, toHttpError } from '../src/http/errors';
+import { testApp, type TestApp } from './support/app';
 import { useDatabase } from './support/databases';
 import { keptDrift, noDrift, type Kept } from './support/rolled-back';
 import { eventually } from './support/wait';
@@ -138,5 +141,60 @@ describe('two writers of the same kept rows at once', () => {
       await writer.end();
     }
     expect(await keptDrift(monitor, KEPT)).toEqual(noDrift(KEPT));
+  });
+});
+
+describe('readers beside a TRUNCATE', () => {
+  let t: TestApp;
+  beforeAll(() => {
+    t = testApp('committed');
+  });
+  afterAll(() => t.close());
+
+  it('answer once it ends: the kept rows are emptied without waiting for them (no deadlock with a reader)', async () => {
+    const [truncating, writing] = [new pg.Client(url), new pg.Client(url)];
+    await Promise.all([truncating.connect(), writing.connect()]);
+    try {
+      // A writer holds kept rows; the TRUNCATE (its triggers rewrite the kept data) waits for it,
+      // holding the assignments; a reader of the rider list waits for the assignments.
+      await writing.query('BEGIN');
+      await writing.query(check(9808, 101, '2025-02-07 10:00+00'));
+      await truncating.query('BEGIN');
+      const truncated = truncating.query('TRUNCATE assignments CASCADE');
+      const waiting = async (pattern: string) =>
+        (await monitor.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [pattern])).rowCount === 1;
+      await eventually(() => waiting('TRUNCATE assignments%'), { what: 'the TRUNCATE waiting for the writer' });
+      const read = request(t.app)
+        .get('/v2/rider-equipment-list')
+        .then((res) => res);
+      await eventually(() => waiting('WITH blocks AS%'), { what: 'the reader waiting for the TRUNCATE' });
+      // The writer ends: the TRUNCATE's triggers go on past the kept rows the reader holds (the database
+      // would end one of the two after deadlock_timeout, 1 s, if they waited for each other).
+      await writing.query('ROLLBACK');
+      await truncated;
+      await truncating.query('ROLLBACK');
+      const res = await read;
+      expect({ status: res.status, logs: t.logs }).toEqual({ status: 200, logs: [] });
+      expect(res.body[0].data.length).toBeGreaterThan(0);
+    } finally {
+      await Promise.all([truncating.end(), writing.end()]);
+    }
+  });
+
+  it('get a 503 to retry, logged in one line, when the database ends their statement in a conflict', () => {
+    for (const [code, message] of [
+      ['40P01', 'deadlock detected'],
+      ['40001', 'could not serialize access due to concurrent update'],
+      ['55P03', 'could not obtain lock on relation "assignments"'],
+    ]) {
+      const error = Object.assign(new Error(message), { code });
+      const answer = toHttpError(error);
+      expect({ code, status: answer.status, headers: answer.options.headers }).toEqual({
+        code,
+        status: 503,
+        headers: { 'Retry-After': '1' },
+      });
+      expect(failureLine('id', 'GET', '/v2/riders', 503, error)).toBe(`[id] GET /v2/riders -> 503: ${code} ${message}`);
+    }
   });
 });

@@ -98,6 +98,20 @@ export async function up(knex: Knex): Promise<void> {
       PERFORM kept_exchange_counts_refresh_unlocked(moments);
     END $$;
 
+    -- A TRUNCATE of assignments or of the answers empties their kept rows with DELETE, not TRUNCATE:
+    -- a TRUNCATE here waited for every reader of the kept table, and a reader that held it while it
+    -- waited for the truncated table closed a deadlock (the database then ended one of the two).
+    CREATE OR REPLACE FUNCTION assignments_truncate_rider_list_entries() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
+    BEGIN
+      DELETE FROM rider_list_entries;
+      RETURN NULL;
+    END $$;
+    CREATE OR REPLACE FUNCTION patrol_check_answers_truncate_questioners() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
+    BEGIN
+      DELETE FROM patrol_check_questioners;
+      RETURN NULL;
+    END $$;
+
     -- A new zone rewrites every exchange day (migration 008), as a rebuild does.
     CREATE OR REPLACE FUNCTION rider_list_zone_keep_attention() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
     BEGIN
@@ -119,6 +133,20 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     ${names.map(([name, type]) => `DROP FUNCTION ${name}(${type}); ALTER FUNCTION ${name}_unlocked(${type}) RENAME TO ${name};`).join('\n')}
     DROP FUNCTION kept_lock(regclass, text[]);
+    CREATE OR REPLACE FUNCTION assignments_truncate_rider_list_entries() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
+    BEGIN
+      IF EXISTS (SELECT 1 FROM rider_list_entries) THEN
+        TRUNCATE rider_list_entries;
+      END IF;
+      RETURN NULL;
+    END $$;
+    CREATE OR REPLACE FUNCTION patrol_check_answers_truncate_questioners() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
+    BEGIN
+      IF EXISTS (SELECT 1 FROM patrol_check_questioners) THEN
+        TRUNCATE patrol_check_questioners;
+      END IF;
+      RETURN NULL;
+    END $$;
     CREATE OR REPLACE FUNCTION rider_list_zone_keep_attention() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
     BEGIN
       DELETE FROM kept_assignment_days;

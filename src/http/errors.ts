@@ -73,7 +73,13 @@ function isStreamsBusy(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'STREAMS_BUSY';
 }
 
-/** Turns anything thrown into an HttpError: known ones as they are, the database away as 503, the rest 500. */
+// The database ended this request's statement to resolve a conflict with other transactions (a
+// deadlock, as beside a TRUNCATE; a serialization failure; a lock not available): the same request
+// succeeds when tried again, so it is a 503 to retry, not a fault.
+const conflictCodes = new Set(['40P01', '40001', '55P03']);
+const isConflict = (error: unknown) => conflictCodes.has(String((error as { code?: unknown } | null)?.code));
+
+/** Turns anything thrown into an HttpError: known ones as they are, the database away or in conflict as 503, the rest 500. */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (isStreamsBusy(error)) {
@@ -87,6 +93,13 @@ export function toHttpError(error: unknown): HttpError {
     return new HttpError(503, 'The database is not answering; try again shortly.', {
       type: 'service-unavailable',
       headers: { 'Retry-After': '5' },
+      cause: error,
+    });
+  }
+  if (isConflict(error)) {
+    return new HttpError(503, 'The database stopped this request to let other work go on; try again.', {
+      type: 'service-unavailable',
+      headers: { 'Retry-After': '1' },
       cause: error,
     });
   }
@@ -125,11 +138,13 @@ export function logFailure(log: Logger, requestId: string, method: string, url: 
 
 /**
  * The log line of a failed request. Expected failures (the client went away, no database connection
- * came free in time, the database is unreachable) are one line with the request id and the reason;
+ * came free in time, the database is unreachable or ended the statement in a conflict) are one line
+ * with the request id and the reason;
  * anything else keeps its stack, for the bug it is.
  */
 export function failureLine(requestId: string, method: string, url: string, status: number | string, cause: unknown): string {
   const head = `[${requestId}] ${method} ${url} -> ${status}`;
-  if (isClientGone(cause) || isDatabaseUnavailable(cause) || isStreamsBusy(cause)) return `${head}: ${reasonOf(cause)}`;
+  if (isClientGone(cause) || isDatabaseUnavailable(cause) || isStreamsBusy(cause) || isConflict(cause))
+    return `${head}: ${reasonOf(cause)}`;
   return `${head}: ${(cause as Error)?.stack ?? String(cause)}`;
 }
