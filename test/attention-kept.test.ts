@@ -3,21 +3,13 @@ import { toNative } from '../src/db/knex';
 import { DEFAULT_ATTENTION } from '../src/config';
 import * as attention from '../src/queries/attention';
 import { testApp, type TestApp } from './support/app';
-import { expectKeptAfterEach, keptDrift, noDrift, rolledBack, type Kept } from './support/rolled-back';
+import { ATTENTION_KEPT, expectKeptAfterEach, keptDrift, noDrift, rolledBack } from './support/rolled-back';
 
 // What the overview and "Needs attention" read instead of computing it (migration 008), kept by
 // triggers: each table must always equal its definition, the view kept_<name>_docs, after every kind
 // of change to the data it comes from. Each change runs in a transaction that is rolled back.
 
-const KEPT: Kept[] = [
-  { table: 'kept_check_gaps', view: 'kept_check_gap_docs' },
-  { table: 'kept_assignment_days', view: 'kept_assignment_day_docs' },
-  { table: 'kept_check_quarters', view: 'kept_check_quarter_docs' },
-  { table: 'kept_exchange_quarters', view: 'kept_exchange_quarter_docs' },
-  { table: 'kept_exchange_days', view: 'kept_exchange_day_docs' },
-  { table: 'kept_held_items', view: 'kept_held_item_docs' },
-  { table: 'kept_company_riders', view: 'kept_company_rider_docs' },
-];
+const KEPT = ATTENTION_KEPT;
 const drift = (client: pg.ClientBase | pg.Pool) => keptDrift(client, KEPT);
 const NONE = noDrift(KEPT);
 

@@ -7,17 +7,11 @@ import request from 'supertest';
 import { failureLine, toHttpError } from '../src/http/errors';
 import { testApp, type TestApp } from './support/app';
 import { useDatabase } from './support/databases';
-import { keptDrift, noDrift, type Kept } from './support/rolled-back';
+import { ATTENTION_KEPT, keptDrift, noDrift, type Kept } from './support/rolled-back';
 import { eventually } from './support/wait';
 
 const KEPT: Kept[] = [
-  { table: 'kept_check_gaps', view: 'kept_check_gap_docs' },
-  { table: 'kept_assignment_days', view: 'kept_assignment_day_docs' },
-  { table: 'kept_check_quarters', view: 'kept_check_quarter_docs' },
-  { table: 'kept_exchange_quarters', view: 'kept_exchange_quarter_docs' },
-  { table: 'kept_exchange_days', view: 'kept_exchange_day_docs' },
-  { table: 'kept_held_items', view: 'kept_held_item_docs' },
-  { table: 'kept_company_riders', view: 'kept_company_rider_docs' },
+  ...ATTENTION_KEPT,
   { table: 'rider_list_entries', view: 'rider_list_entry_docs' },
   { table: 'rider_list_blocks', view: 'rider_list_block_counts' },
   { table: 'patrol_check_questioners', view: 'patrol_check_questioner_docs', columns: 'check_id, doc::text' },

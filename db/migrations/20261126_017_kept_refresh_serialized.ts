@@ -41,6 +41,20 @@ const REBUILDS: Array<[string, string, boolean]> = [
 
 const OWNER = 'SECURITY DEFINER SET search_path FROM CURRENT';
 
+/** The TRUNCATE triggers' functions that empty a kept table: [function, table]. */
+const EMPTIED: Array<[string, string]> = [
+  ['assignments_truncate_rider_list_entries', 'rider_list_entries'],
+  ['patrol_check_answers_truncate_questioners', 'patrol_check_questioners'],
+];
+
+/** Such a function: emptying its table with DELETE (this migration), or with TRUNCATE as before it. */
+const emptying = ([name, table]: [string, string], how: 'DELETE' | 'TRUNCATE') => `
+    CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
+    BEGIN
+      ${how === 'DELETE' ? `DELETE FROM ${table};` : `IF EXISTS (SELECT 1 FROM ${table}) THEN TRUNCATE ${table}; END IF;`}
+      RETURN NULL;
+    END $$;`;
+
 export async function up(knex: Knex): Promise<void> {
   const refreshes = REFRESHES.map(
     ([name, type, table]) => `
@@ -101,16 +115,7 @@ export async function up(knex: Knex): Promise<void> {
     -- A TRUNCATE of assignments or of the answers empties their kept rows with DELETE, not TRUNCATE:
     -- a TRUNCATE here waited for every reader of the kept table, and a reader that held it while it
     -- waited for the truncated table closed a deadlock (the database then ended one of the two).
-    CREATE OR REPLACE FUNCTION assignments_truncate_rider_list_entries() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
-    BEGIN
-      DELETE FROM rider_list_entries;
-      RETURN NULL;
-    END $$;
-    CREATE OR REPLACE FUNCTION patrol_check_answers_truncate_questioners() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
-    BEGIN
-      DELETE FROM patrol_check_questioners;
-      RETURN NULL;
-    END $$;
+    ${EMPTIED.map((emptied) => emptying(emptied, 'DELETE')).join('')}
 
     -- A new zone rewrites every exchange day (migration 008), as a rebuild does.
     CREATE OR REPLACE FUNCTION rider_list_zone_keep_attention() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
@@ -133,20 +138,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     ${names.map(([name, type]) => `DROP FUNCTION ${name}(${type}); ALTER FUNCTION ${name}_unlocked(${type}) RENAME TO ${name};`).join('\n')}
     DROP FUNCTION kept_lock(regclass, text[]);
-    CREATE OR REPLACE FUNCTION assignments_truncate_rider_list_entries() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
-    BEGIN
-      IF EXISTS (SELECT 1 FROM rider_list_entries) THEN
-        TRUNCATE rider_list_entries;
-      END IF;
-      RETURN NULL;
-    END $$;
-    CREATE OR REPLACE FUNCTION patrol_check_answers_truncate_questioners() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
-    BEGIN
-      IF EXISTS (SELECT 1 FROM patrol_check_questioners) THEN
-        TRUNCATE patrol_check_questioners;
-      END IF;
-      RETURN NULL;
-    END $$;
+    ${EMPTIED.map((emptied) => emptying(emptied, 'TRUNCATE')).join('')}
     CREATE OR REPLACE FUNCTION rider_list_zone_keep_attention() RETURNS trigger LANGUAGE plpgsql ${OWNER} AS $$
     BEGIN
       DELETE FROM kept_assignment_days;

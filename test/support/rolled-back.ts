@@ -25,6 +25,17 @@ export interface Kept {
   columns?: string;
 }
 
+/** The attention and overview data (migration 008), each table with its view. */
+export const ATTENTION_KEPT: readonly Kept[] = [
+  { table: 'kept_check_gaps', view: 'kept_check_gap_docs' },
+  { table: 'kept_assignment_days', view: 'kept_assignment_day_docs' },
+  { table: 'kept_check_quarters', view: 'kept_check_quarter_docs' },
+  { table: 'kept_exchange_quarters', view: 'kept_exchange_quarter_docs' },
+  { table: 'kept_exchange_days', view: 'kept_exchange_day_docs' },
+  { table: 'kept_held_items', view: 'kept_held_item_docs' },
+  { table: 'kept_company_riders', view: 'kept_company_rider_docs' },
+];
+
 /** Rows of each kept table that its definition does not have, and the other way round (0 each when kept right). */
 export async function keptDrift(client: pg.ClientBase | pg.Pool, kept: readonly Kept[]): Promise<Record<string, number>> {
   const { rows } = await client.query<{ name: string; n: number }>(
