@@ -3,6 +3,7 @@ import compression from 'compression';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config';
 import type { Pool } from './db/pool';
+import { keptFreshness } from './db/kept-applier';
 import { primaryOnly, type ReadRouter } from './db/replicas';
 import type { StreamReader } from './db/stream-query';
 import { AdvisoryPlaces } from './db/stream-places';
@@ -138,7 +139,12 @@ export function createApp({
       databases[0] = { ...databases[0], in_rotation: false, reason: (error as Error).message };
       if (reads.primaryServesReads()) throw error;
     }
-    res.set('Cache-Control', 'no-store').json({ status: 'ok', databases });
+    // How far the kept data is behind the writes (migration 018): said, not failed on; reads go on.
+    const kept = await keptFreshness(pool).then(
+      ({ pending, behindMs }) => ({ pending_changes: pending, behind_ms: behindMs }),
+      (error: Error) => ({ unknown: error.message }),
+    );
+    res.set('Cache-Control', 'no-store').json({ status: 'ok', databases, kept });
   });
   app.use('/docs', createDocsRouter());
   // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.

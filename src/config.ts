@@ -62,6 +62,8 @@ export interface Config {
   attention: AttentionSettings;
   /** Browser origins that may call the API from their pages (CORS_ORIGINS); empty: none, `*`: any. */
   corsOrigins: string[];
+  /** How often this process applies the kept data's change log once it is empty (KEPT_APPLY_MS); 0: never. */
+  keptApplyMs: number;
 }
 
 export interface AttentionSettings {
@@ -282,5 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env),
     corsOrigins: corsOrigins(env),
     chromiumPath: chromiumPath(env),
+    // The kept data is at most about this far behind a write, plus a batch's time (docs/OPERATIONS.md).
+    keptApplyMs: integer(env, 'KEPT_APPLY_MS', 200, 0, 60000),
   };
 }

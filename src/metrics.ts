@@ -5,6 +5,7 @@ import client from 'prom-client';
 import type { Pool } from './db/pool';
 import type { ReadRouter } from './db/replicas';
 import { HttpError } from './http/errors';
+import { keptFreshness } from './db/kept-applier';
 
 export interface Metrics {
   /** Counts and times every request, labelled by its route pattern (never by its raw path). */
@@ -80,6 +81,29 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
     aggregator: 'max',
     collect() {
       for (const s of reads.status()) if (s.lag_ms !== null) this.set({ database: s.name, role: s.role }, s.lag_ms / 1000);
+    },
+  });
+
+  // The kept data's change log (migration 018), as the primary tells it at each scrape.
+  const freshness = () => keptFreshness(reads.primary.queries).catch(() => undefined);
+  new client.Gauge({
+    name: 'kept_changes_pending',
+    help: 'Changes written to the data that the kept tables do not show yet (counted up to 100,000).',
+    registers: [registry],
+    aggregator: 'max',
+    async collect() {
+      const kept = await freshness();
+      if (kept) this.set(kept.pending);
+    },
+  });
+  new client.Gauge({
+    name: 'kept_data_behind_seconds',
+    help: 'Age of the oldest change the kept tables do not show yet (0 when they show every change).',
+    registers: [registry],
+    aggregator: 'max',
+    async collect() {
+      const kept = await freshness();
+      if (kept) this.set(kept.behindMs / 1000);
     },
   });
 

@@ -14,6 +14,7 @@ import { connectKnex } from './db/knex';
 import { projectRoot } from './paths';
 import { pendingMigrations } from './db/migrate';
 import { createPool } from './db/pool';
+import { KeptApplier } from './db/kept-applier';
 import { serveWorkerMetrics } from './metrics';
 import { addressOf, ReadRouter, type ReadTarget } from './db/replicas';
 import { readingsFromSupervisor, watchForWorkers } from './db/replica-lag';
@@ -210,6 +211,9 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
   } else if (owner || cluster.worker?.id === 1) {
     console.warn('WARNING: AUTH=off: the API answers anyone who can reach it, without a token. Personal data is exposed.');
   }
+  // The kept data is written from the change log here, on the primary (migration 018).
+  const applier = config.keptApplyMs > 0 ? new KeptApplier(database.url, { intervalMs: config.keptApplyMs, log: lost }) : undefined;
+  applier?.start();
   const shutdown = new Shutdown({
     drainMs: config.shutdownDrainMs,
     timeoutMs: config.shutdownTimeoutMs,
@@ -218,6 +222,7 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
     cleanUp: async () => {
       tokens?.stop();
       reads.stop();
+      await settledWithin(applier?.stop() ?? Promise.resolve(), 1000);
       const pools = [pool, streamPool, adminPool, ...replicas.flatMap((r) => [r.queries, r.streams, ...(r.admin ? [r.admin] : [])])];
       // A cut stream gives its connection back once its statement is cancelled; none waits past a second.
       await settledWithin(Promise.all(pools.map((p) => p.end())), 1000);

@@ -3,7 +3,7 @@ import { toNative } from '../src/db/knex';
 import { DEFAULT_ATTENTION } from '../src/config';
 import * as attention from '../src/queries/attention';
 import { testApp, type TestApp } from './support/app';
-import { ATTENTION_KEPT, expectKeptAfterEach, keptDrift, noDrift, rolledBack } from './support/rolled-back';
+import { ATTENTION_KEPT, applied, expectKeptAfterEach, keptDrift, noDrift, rolledBack } from './support/rolled-back';
 
 // What the overview and "Needs attention" read instead of computing it (migration 008), kept by
 // triggers: each table must always equal its definition, the view kept_<name>_docs, after every kind
@@ -23,7 +23,7 @@ afterAll(async () => Promise.all([fixture.close(), demo.close()]));
 
 const q = (asOf: string, riderIds?: string[]): attention.AttentionQuery => ({ asOf, settings: DEFAULT_ATTENTION, scope: {}, riderIds });
 const ruleRiders = async (client: pg.ClientBase, rule: attention.RuleName, asOf: string, riderIds: string[]) =>
-  (await client.query(toNative(attention.rules[rule](q(asOf, riderIds))))).rows.map((row) => String(row.rider_id));
+  (await applied(client), await client.query(toNative(attention.rules[rule](q(asOf, riderIds))))).rows.map((row) => String(row.rider_id));
 
 describe('kept attention and overview data', () => {
   it('equals its definition after the bulk load of the demo data, and holds rows of every kind', async () => {

@@ -1,7 +1,7 @@
 import pg, { type PoolClient } from 'pg';
 import request from 'supertest';
 import { useFixtureAndDemo } from './support/app';
-import { rolledBack } from './support/rolled-back';
+import { applied, rolledBack } from './support/rolled-back';
 import { databaseUrl, testDatabases } from './support/databases';
 
 // patrol_check_questioners keeps each check's Questioner array, written by triggers (migration 004)
@@ -17,7 +17,7 @@ const drift = `SELECT count(*)::int AS n
 const inTransaction = (work: (client: PoolClient) => Promise<void>) => rolledBack(apps.fixture.pool, work);
 
 const stored = async (client: PoolClient, checkId: number) =>
-  (await client.query('SELECT doc FROM patrol_check_questioners WHERE check_id = $1', [checkId])).rows[0]?.doc;
+  (await applied(client), await client.query('SELECT doc FROM patrol_check_questioners WHERE check_id = $1', [checkId])).rows[0]?.doc;
 
 describe('stored Questioner arrays', () => {
   it('match their definition in the fixture (loaded row by row) and in the generated demo (rebuilt in bulk)', async () => {
@@ -90,6 +90,7 @@ describe('stored Questioner arrays', () => {
       await client.query('DELETE FROM patrol_check_answers WHERE check_id = 9002');
       expect(await stored(client, 9002)).toBeUndefined();
       await client.query('TRUNCATE patrol_check_answers');
+      await applied(client);
       expect((await client.query('SELECT count(*)::int AS n FROM patrol_check_questioners')).rows[0].n).toBe(0);
     });
   });
@@ -110,6 +111,7 @@ describe('stored Questioner arrays', () => {
       await expect(writer.query('DELETE FROM patrol_check_questioners')).rejects.toThrow(/permission denied/);
       await writer.query('BEGIN');
       await writer.query(`UPDATE patrol_check_answers SET answer = '"Maybe"' WHERE check_id = 9001 AND position = 1`);
+      await applied(writer);
       const { rows } = await writer.query("SELECT doc->0->>'answer' AS answer FROM patrol_check_questioners WHERE check_id = 9001");
       expect(rows).toEqual([{ answer: 'Maybe' }]);
       await writer.query('ROLLBACK');

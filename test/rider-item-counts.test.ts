@@ -1,4 +1,5 @@
 import { useFixtureAndDemo } from './support/app';
+import { applied } from './support/rolled-back';
 
 // riders.active_items / returned_items are kept by a trigger on assignments (migration 002).
 const apps = useFixtureAndDemo();
@@ -26,7 +27,7 @@ describe('rider item counts', () => {
   it('follow inserts, returns, moves between riders and deletes', async () => {
     const client = await apps.fixture.pool.connect();
     const counts = async (id: number) =>
-      (await client.query('SELECT active_items, returned_items FROM riders WHERE id = $1', [id])).rows[0];
+      (await applied(client), await client.query('SELECT active_items, returned_items FROM riders WHERE id = $1', [id])).rows[0];
     try {
       await client.query('BEGIN');
       await client.query(`INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)

@@ -5,6 +5,7 @@ import { filtered, wirePage, type Filters } from '../src/queries/rider-equipment
 import { answerPieces } from '../src/api/v2/send-json';
 import { naivePageScript } from '../bench/scenarios';
 import { testApp, type TestApp } from './support/app';
+import { applied } from './support/rolled-back';
 
 // What the rider equipment list reads instead of computing it (migration 006): the riders with
 // equipment per 3PL and id block, and each rider's entry of the page's data. Both are kept by triggers and
@@ -21,6 +22,7 @@ const entryDrift = `SELECT count(*)::int AS n
  WHERE (k.all_entry, k.active_entry, k.returned_entry) IS DISTINCT FROM (d.all_entry, d.active_entry, d.returned_entry)`;
 
 async function drift(client: pg.ClientBase | pg.Pool): Promise<{ blocks: number; entries: number }> {
+  await applied(client);
   return {
     blocks: (await client.query(blockDrift)).rows[0].n,
     entries: (await client.query(entryDrift)).rows[0].n,

@@ -28,6 +28,7 @@ import { questionAnswerRows, questionRows } from './demo-questionnaire';
 import { riderRows, walkRiders } from './demo-riders';
 import { DEMO_ANCHOR, SECOND } from './demo-time';
 import { buildWorld } from './demo-world';
+import { KEPT_LOG_TRIGGERS } from '../migrations/20261127_018_kept_change_log';
 
 export { DEMO_ANCHOR } from './demo-time';
 
@@ -72,27 +73,18 @@ const DERIVED = [
   'patrol_check_questioners',
   'rider_list_entries',
   'rider_list_blocks',
-  ...['check_gaps', 'assignment_days', 'check_quarters', 'exchange_quarters', 'exchange_days', 'held_items', 'company_riders'].map(
-    (name) => `kept_${name}`,
-  ),
+  ...[
+    ...['check_gaps', 'assignment_days', 'check_quarters', 'exchange_quarters', 'exchange_days', 'held_items', 'company_riders'],
+    ...['riders', 'rider_held', 'changes'],
+  ].map((name) => `kept_${name}`),
 ] as const;
-/** Triggers that would redo per statement what the load does once at the end. */
-const ANSWER_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `patrol_check_answers_${op}_questioner`);
-const ENTRY_TRIGGERS = ['insert', 'update', 'delete'].map((op) => `assignments_${op}_rider_list_entries`);
 /** The row triggers writing the rider, 3PL and items kept on list rows (migration 011): the rows carry them. */
 const LIST_KEY_TRIGGERS = ['patrol_checks', 'assignments', 'product_returns', 'product_exchanges'].map((table) => [
   table,
   `${table}_list_keys`,
 ]);
-/** The row triggers of the kept attention and overview data (migration 008), by table. */
-const ATTENTION_TRIGGERS = [
-  ['riders', 'riders_attention'],
-  ['assignments', 'assignments_attention'],
-  ...['insert', 'update', 'delete'].flatMap((op) => [
-    ['patrol_checks', `patrol_checks_${op}_attention`],
-    ['product_exchanges', `product_exchanges_${op}_attention`],
-  ]),
-] as const;
+/** The load writes every kept table once at the end (kept_rebuild), so nothing goes into the change log meanwhile. */
+const QUIET_TRIGGERS = [...KEPT_LOG_TRIGGERS, ...LIST_KEY_TRIGGERS];
 
 /** The seed writes fixed ids from 1 (riders from 100001), so it needs every table empty. */
 async function assertEmpty(client: ClientBase): Promise<void> {
@@ -161,18 +153,13 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
 
     let p = pass({ assignments: true });
     // Kept data (item counts, list blocks and entries, questioner arrays) is built once at the end.
-    await client.query('ALTER TABLE riders DISABLE TRIGGER riders_list_blocks');
-    for (const [table, trigger] of [...ATTENTION_TRIGGERS, ...LIST_KEY_TRIGGERS])
-      await client.query(`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`);
+    for (const [table, trigger] of QUIET_TRIGGERS) await client.query(`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`);
     counts.riders = await copy(
       'riders',
       ['id', 'name', 'company_id', 'country_id', 'active_items', 'returned_items'],
       riderRows(p.plans),
       p.progress,
     );
-    await client.query('ALTER TABLE assignments DISABLE TRIGGER assignments_count_items');
-    for (const trigger of ENTRY_TRIGGERS) await client.query(`ALTER TABLE assignments DISABLE TRIGGER ${trigger}`);
-    for (const trigger of ANSWER_TRIGGERS) await client.query(`ALTER TABLE patrol_check_answers DISABLE TRIGGER ${trigger}`);
     p = pass({ assignments: true });
     counts.assignments = await copy(
       'assignments',
@@ -241,13 +228,10 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
       p.progress,
     );
 
-    await client.query('ALTER TABLE riders ENABLE TRIGGER riders_list_blocks');
-    for (const [table, trigger] of [...ATTENTION_TRIGGERS, ...LIST_KEY_TRIGGERS])
-      await client.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
-    await client.query('ALTER TABLE assignments ENABLE TRIGGER assignments_count_items');
-    for (const trigger of ENTRY_TRIGGERS) await client.query(`ALTER TABLE assignments ENABLE TRIGGER ${trigger}`);
-    for (const trigger of ANSWER_TRIGGERS) await client.query(`ALTER TABLE patrol_check_answers ENABLE TRIGGER ${trigger}`);
+    for (const [table, trigger] of QUIET_TRIGGERS) await client.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
     await restoreConstraints(ctx, deferred, TABLES);
+    // What the TRUNCATE above logged is written by the rebuilds below.
+    await client.query('DELETE FROM kept_changes');
     let rebuilt = performance.now();
     await client.query('SELECT patrol_check_questioners_rebuild()');
     await client.query('ANALYZE patrol_check_questioners');
@@ -259,6 +243,7 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     ctx.log(`rider list blocks and entries: rebuilt in ${seconds(rebuilt)}`);
     rebuilt = performance.now();
     await client.query('SELECT kept_attention_rebuild()');
+    await client.query('SELECT kept_riders_rebuild()');
     await client.query(`ANALYZE ${DERIVED.filter((table) => table.startsWith('kept_')).join(', ')}`);
     ctx.log(`kept attention and overview data: rebuilt in ${seconds(rebuilt)}`);
     await client.query('COMMIT');

@@ -16,6 +16,7 @@ import * as attentionHandling from '../../db/migrations/20261125_014_attention_h
 import * as valueChoicesIndex from '../../db/migrations/20261125_015_value_choices_index';
 import * as riderNameKey from '../../db/migrations/20261125_016_rider_name_key';
 import * as keptRefreshSerialized from '../../db/migrations/20261126_017_kept_refresh_serialized';
+import * as keptChangeLog from '../../db/migrations/20261127_018_kept_change_log';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -40,6 +41,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261125_015_value_choices_index', valueChoicesIndex],
   ['20261125_016_rider_name_key', riderNameKey],
   ['20261126_017_kept_refresh_serialized', keptRefreshSerialized],
+  ['20261127_018_kept_change_log', keptChangeLog],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

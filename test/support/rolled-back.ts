@@ -36,8 +36,27 @@ export const ATTENTION_KEPT: readonly Kept[] = [
   { table: 'kept_company_riders', view: 'kept_company_rider_docs' },
 ];
 
-/** Rows of each kept table that its definition does not have, and the other way round (0 each when kept right). */
+/**
+ * Writes what the change log holds into the kept data now, in the caller's transaction (which sees its
+ * own changes): what the service's applier does in the background (migration 018).
+ */
+export async function applied(client: Pick<pg.ClientBase, 'query'>): Promise<void> {
+  await client.query('SELECT kept_apply_all()');
+}
+
+/** Each rider's part in the counts per 3PL as last applied (migration 018). */
+export const RIDER_PARTS_KEPT: readonly Kept[] = [
+  { table: 'kept_riders', view: 'kept_rider_docs' },
+  { table: 'kept_rider_held', view: 'kept_rider_held_docs' },
+];
+
+/**
+ * Rows of each kept table that its definition does not have, and the other way round (0 each when
+ * kept right), once the change log has been applied: what the service's applier writes in the
+ * background, written here first in the caller's transaction (which sees its own changes).
+ */
 export async function keptDrift(client: pg.ClientBase | pg.Pool, kept: readonly Kept[]): Promise<Record<string, number>> {
+  await applied(client);
   const { rows } = await client.query<{ name: string; n: number }>(
     kept
       .map(({ table, view, columns }) => {

@@ -1,0 +1,125 @@
+// The kept data's writer (migration 018): the systems that write riders, assignments and checks only
+// append what they changed to kept_changes, and this folds it into the kept tables, a batch at a time,
+// by calling kept_apply() on the primary. Every process that serves runs one; the database lets one
+// session apply at a time (the others' calls answer -1 at once), so a fleet of processes applies as
+// one, in one ordered stream. A batch that meets a writer's lock gives up after 200 ms and is tried
+// again at the next tick, so a writer never waits on it for long and never deadlocks with it.
+import pg from 'pg';
+import { throttled, type Logger } from '../http/failure-log';
+import { APPLICATION_NAME } from './pool';
+
+/** SQLSTATEs that mean "not now": a lock held too long by a writer, or the database refusing writes for a while. */
+const TRY_AGAIN = new Set(['55P03', '40P01', '40001', '25006', '53100', '57P01', '57P03', '08006', '08003', 'ECONNREFUSED', 'ECONNRESET']);
+
+/** After any other failure (kept_apply() missing, a bug), the next try waits this long. */
+const AFTER_FAILURE_MS = 5000;
+
+export interface KeptApplierStatus {
+  /** Rows the last batches took, in all since start. */
+  applied: number;
+  /** When a batch last found the log empty or took less than a full batch (the log then caught up). */
+  caughtUpAt?: Date;
+  /** The last failure, until a batch succeeds. */
+  lastError?: string;
+  /** Another session held the applier's lock at the last tick (another process applies). */
+  elsewhere: boolean;
+}
+
+export interface KeptApplierOptions {
+  /** Pause between batches once the log is empty (KEPT_APPLY_MS). */
+  intervalMs: number;
+  /** Rows of the log one transaction takes. */
+  batch?: number;
+  log: Logger;
+}
+
+export class KeptApplier {
+  private readonly pool: pg.Pool;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+  /** The last batch failed otherwise than by a writer's lock or the database being away. */
+  private unexpected = false;
+  private readonly batch: number;
+  readonly status: KeptApplierStatus = { applied: 0, elsewhere: false };
+
+  constructor(
+    url: string,
+    private readonly options: KeptApplierOptions,
+  ) {
+    this.batch = options.batch ?? 1000;
+    // One connection of its own, without the short queries' statement timeout: a rebuild after a
+    // TRUNCATE of a source table runs for as long as the data takes.
+    this.pool = new pg.Pool({ connectionString: url, max: 1, application_name: `${APPLICATION_NAME} kept applier`, statement_timeout: 0 });
+    this.pool.on('error', (error) => this.failed(error));
+  }
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** Applies batches until the log is empty (or a batch fails); resolves when done. For tests and the bench. */
+  async drain(): Promise<void> {
+    while (!this.stopped && (await this.applyOnce()) >= this.batch);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await this.pool.end();
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => (this.running = undefined));
+    }, ms).unref();
+  }
+
+  private async tick(): Promise<void> {
+    const taken = await this.applyOnce();
+    // A full batch: more is waiting, so the next one at once.
+    this.schedule(
+      taken >= this.batch ? 0 : this.unexpected ? Math.max(AFTER_FAILURE_MS, this.options.intervalMs) : this.options.intervalMs,
+    );
+  }
+
+  /** One batch: how many rows it took; -1 when another session applies; 0 on a failure (logged). */
+  private async applyOnce(): Promise<number> {
+    try {
+      const { rows } = await this.pool.query<{ taken: number }>('SELECT kept_apply($1) AS taken', [this.batch]);
+      const taken = rows[0].taken;
+      this.status.elsewhere = taken < 0;
+      this.status.lastError = undefined;
+      this.unexpected = false;
+      if (taken > 0) this.status.applied += taken;
+      if (taken >= 0 && taken < this.batch) this.status.caughtUpAt = new Date();
+      return taken;
+    } catch (error) {
+      this.failed(error as Error & { code?: string });
+      return 0;
+    }
+  }
+
+  private failed(error: Error & { code?: string }): void {
+    if (this.stopped) return;
+    this.status.lastError = error.message;
+    const expected = error.code !== undefined && TRY_AGAIN.has(error.code);
+    this.unexpected = !expected;
+    throttled(this.options.log).write(
+      `kept applier: ${error.code ?? error.message}`,
+      expected
+        ? `kept data: a batch could not be applied now (${error.code} ${error.message}); it stays in kept_changes and is tried again`
+        : `kept data: kept_apply() failed: ${error.stack ?? error.message}`,
+    );
+  }
+}
+
+/** What the database says of the kept data's freshness: changes waiting, and the oldest one's age. */
+export async function keptFreshness(pool: Pick<pg.Pool, 'query'>): Promise<{ pending: number; behindMs: number }> {
+  const { rows } = await pool.query<{ pending: string; behind_ms: number | null }>(
+    `SELECT pending, (extract(epoch FROM clock_timestamp() - oldest) * 1000)::float8 AS behind_ms FROM kept_freshness()`,
+  );
+  return { pending: Number(rows[0].pending), behindMs: Math.max(0, Math.round(rows[0].behind_ms ?? 0)) };
+}
