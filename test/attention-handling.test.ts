@@ -6,6 +6,7 @@ import request from 'supertest';
 import { createSupervisor } from '../src/auth/supervisors';
 import { testApp, testAppWithAuth, type TestApp } from './support/app';
 import { csrfToken, one, tableRows, textOf } from './support/html';
+import { applied } from './support/rolled-back';
 
 let t: TestApp;
 let today: string;
@@ -31,6 +32,7 @@ beforeAll(async () => {
     INSERT INTO product_exchanges (id, old_assignment_id, new_assignment_id, exchanged_at, exchange_type, replacement_type, processed_by) VALUES
       (7201, 1121, 1122, now() - interval '2 days', 'Lost item', 'Lost', 1);
   `);
+  await applied(t.pool);
   const { rows } = await t.pool.query(
     `SELECT to_char(current_date, 'YYYY-MM-DD') AS today, to_char(current_date + 1, 'YYYY-MM-DD') AS tomorrow`,
   );
@@ -111,6 +113,7 @@ describe('marking rows handled', () => {
     expect((await section(a, 'failing-checks')).ids).not.toContain('105');
     await t.pool.query(`INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
       VALUES (9203, 105, 1, now() - interval '1 hour', true, false, true)`);
+    await applied(t.pool);
     const { rows } = await section(a, 'failing-checks');
     const row = rows.find((r) => r[0] === '105')!;
     expect(row).toBeDefined();
@@ -180,6 +183,7 @@ describe('marking rows handled', () => {
     await t.pool
       .query(`INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type, deleted_at)
       VALUES (1130, 101, 10, 12, now() - interval '182 days', 1, 0, 'assign', NULL)`);
+    await applied(t.pool);
     expect(await overdue()).toEqual(['Helmet / L']);
   });
 
@@ -195,6 +199,7 @@ describe('marking rows handled', () => {
         (1141, 101, 20, 21, now(), 1, 0, 'exchange', NULL);
       INSERT INTO product_exchanges (id, old_assignment_id, new_assignment_id, exchanged_at, exchange_type, replacement_type, processed_by)
         VALUES (7202, 1140, 1141, now(), 'Accident', 'Accident', 1);`);
+    await applied(t.pool);
     expect(await losses()).toContain('Swift & Co');
   });
 });

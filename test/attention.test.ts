@@ -12,6 +12,7 @@ import { toNative } from '../src/db/knex';
 import { rules } from '../src/queries/attention';
 import { testApp, type TestApp } from './support/app';
 import { one, tableRows, textOf } from './support/html';
+import { applied } from './support/rolled-back';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -41,6 +42,7 @@ beforeAll(async () => {
       (7101, 1021, 1022, '2025-01-15 10:00:00+00', 'Lost item', 'Lost', 1),
       (7102, 1023, 1024, '2025-01-20 10:00:00+00', 'Lost item', 'Lost', 1);
   `);
+  await applied(t.pool);
 });
 afterAll(() => t.close());
 
@@ -136,6 +138,7 @@ describe('the counts are fresh', () => {
     // Rider 106 failed, then passed; two more failures put them back among the failing riders.
     await t.pool.query(`INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid) VALUES
       (9190, 106, 1, '2025-01-25 08:00:00+00', false, true, true), (9191, 106, 1, '2025-01-26 08:00:00+00', true, false, true)`);
+    await applied(t.pool);
     try {
       expect(await homeCounts()).toEqual([2, 4, 2, 5]);
       expect(section(await page(t.app), 'failing-checks').rows.map((row) => row.slice(0, 1).concat(row.slice(3)))).toEqual([
@@ -144,6 +147,7 @@ describe('the counts are fresh', () => {
       ]);
     } finally {
       await t.pool.query('DELETE FROM patrol_checks WHERE id IN (9190, 9191)');
+      await applied(t.pool);
     }
     expect(await homeCounts()).toEqual([1, 4, 2, 5]);
   });

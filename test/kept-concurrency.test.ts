@@ -1,17 +1,21 @@
-// The tables kept by triggers under writers at the same time, as the systems that own the data write
-// it: a second transaction that changes what the same kept rows come from waits for the first, then
-// succeeds, and every kept table equals its definition once both have committed (migration 017).
-// Both transactions commit, on a copy of the fixture that only this file and test/list-zone.test.ts use.
+// The systems that write the data, and the kept data's applier, at the same time (migration 018). A
+// writer's statement only appends to kept_changes: it locks no kept row, so writers of single
+// statements never wait for one another nor deadlock because of the service, whatever 3PL they write.
+// The applier gives up on a writer's lock rather than wait for it (it is tried again), only one session
+// applies at a time, and a TRUNCATE of a source table waits for a writer and succeeds. Writers commit,
+// on a copy of the fixture that only this file and test/list-zone.test.ts use.
 import pg from 'pg';
 import request from 'supertest';
 import { failureLine, toHttpError } from '../src/http/errors';
+import { KeptApplier } from '../src/db/kept-applier';
 import { testApp, type TestApp } from './support/app';
 import { useDatabase } from './support/databases';
-import { ATTENTION_KEPT, keptDrift, noDrift, type Kept } from './support/rolled-back';
+import { ATTENTION_KEPT, RIDER_PARTS_KEPT, keptDrift, noDrift, type Kept } from './support/rolled-back';
 import { eventually } from './support/wait';
 
 const KEPT: Kept[] = [
   ...ATTENTION_KEPT,
+  ...RIDER_PARTS_KEPT,
   { table: 'rider_list_entries', view: 'rider_list_entry_docs' },
   { table: 'rider_list_blocks', view: 'rider_list_block_counts' },
   { table: 'patrol_check_questioners', view: 'patrol_check_questioner_docs', columns: 'check_id, doc::text' },
@@ -26,115 +30,174 @@ beforeAll(async () => {
 });
 afterAll(() => monitor.end());
 
-// Riders 101 and 107 are both of 3PL 1 in the fixture: their kept rows per 3PL and quarter are shared.
+const pidOf = (client: pg.Client) => (client as unknown as { processID: number }).processID;
+
+async function connected(n: number): Promise<pg.Client[]> {
+  const clients = Array.from({ length: n }, () => new pg.Client(url));
+  await Promise.all(clients.map((c) => c.connect()));
+  return clients;
+}
+
+// Riders 101 and 107 are of 3PL 1, rider 102 of 3PL 2 in the fixture.
 const check = (id: number, rider: number, at: string) =>
   `INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
    VALUES (${id}, ${rider}, 1, '${at}', true, false, true)`;
-const exchange = (id: number, rider: number, at: string) => `
-  INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type, deleted_at)
-    VALUES (${id}, ${rider}, 10, 11, '${at}'::timestamptz - interval '30 days', (SELECT min(id) FROM app_users), 0, 'assign', '${at}'),
-           (${id + 1}, ${rider}, 10, 11, '${at}', (SELECT min(id) FROM app_users), 0, 'exchange', NULL);
-  INSERT INTO product_exchanges (id, old_assignment_id, new_assignment_id, exchanged_at, exchange_type, replacement_type, processed_by)
-    VALUES (${id}, ${id}, ${id + 1}, '${at}', 'Lost item', 'Lost', (SELECT min(id) FROM app_users))`;
-const answer = (check: number, position: number) =>
-  `INSERT INTO patrol_check_answers (check_id, position, question_id, answer) VALUES (${check}, ${position}, (SELECT min(id) FROM questions), '"Yes"')`;
+const assign = (id: number, rider: number) =>
+  `INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
+   VALUES (${id}, ${rider}, 10, 11, now(), 1, 0, 'assign')`;
 
-/**
- * `first` in a transaction left open, then `second` in another, which must wait for it; the first
- * commits, and the second's outcome (its error's message, or 'committed') is returned.
- */
-async function oneAfterTheOther(first: string, second: string): Promise<string> {
-  const [a, b] = [new pg.Client(url), new pg.Client(url)];
-  await Promise.all([a.connect(), b.connect()]);
-  try {
-    await a.query('BEGIN');
-    await a.query(first);
-    await b.query('BEGIN');
-    const outcome = b.query(second).then(
-      () => 'committed',
-      (error: Error) => error.message,
-    );
-    const pid = (b as unknown as { processID: number }).processID;
-    await eventually(
-      async () => (await monitor.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid])).rowCount === 1,
-      { what: 'the second writer waiting for the first' },
-    );
-    await a.query('COMMIT');
-    const result = await outcome;
-    await b.query(result === 'committed' ? 'COMMIT' : 'ROLLBACK');
-    return result;
-  } finally {
-    await Promise.all([a.end(), b.end()]);
-  }
-}
-
-describe('two writers of the same kept rows at once', () => {
-  // Each: what the two transactions write, and why their kept rows are the same.
-  const cases: Array<[string, string, string]> = [
-    [
-      'checks of two riders of one 3PL in one quarter of an hour (kept_check_quarters)',
-      check(9801, 101, '2025-02-01 10:01+00'),
-      check(9802, 107, '2025-02-01 10:07+00'),
-    ],
-    ['checks of one rider (kept_check_gaps)', check(9803, 101, '2025-02-02 10:00+00'), check(9804, 101, '2025-02-03 10:00+00')],
-    [
-      'exchanges of two riders of one 3PL in one quarter and day (kept_exchange_quarters, kept_exchange_days)',
-      exchange(9811, 101, '2025-02-04 09:00+00'),
-      exchange(9813, 107, '2025-02-04 09:05+00'),
-    ],
-    ['answers to one check (patrol_check_questioners)', answer(9001, 901), answer(9001, 902)],
-    ['a rebuild of the kept attention data beside a check', check(9805, 101, '2025-02-05 10:00+00'), 'SELECT kept_attention_rebuild()'],
-    ['a check beside a rebuild of the kept attention data', 'SELECT kept_attention_rebuild()', check(9806, 107, '2025-02-05 10:02+00')],
-    [
-      'a rebuild of the rider list entries beside an assignment',
-      exchange(9815, 101, '2025-02-06 09:00+00'),
-      'SELECT rider_list_entries_rebuild()',
-    ],
-    [
-      'a rebuild of the rider list blocks beside a new rider given an item',
-      `INSERT INTO riders (id, name, company_id, country_id) VALUES (9901, 'Rider Nine', 1, (SELECT min(id) FROM countries));
-       INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
-         VALUES (9901, 9901, 10, 11, '2025-02-06 09:00+00', (SELECT min(id) FROM app_users), 0, 'assign')`,
-      'SELECT rider_list_blocks_rebuild()',
-    ],
-    ['a rebuild of the answers arrays beside an answer', answer(9001, 903), 'SELECT patrol_check_questioners_rebuild()'],
-  ];
-
-  // Past 256 advisory locks in one transaction (kept_lock's budget), the table is locked instead.
-  cases.push([
-    'checks in 300 quarters of an hour in one statement, then one in one of them (the table locked whole)',
-    `INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
-     SELECT 20000 + n, 101, 1, timestamptz '2025-03-01 00:00+00' + n * interval '15 minutes', n % 2 = 0, true, true
-       FROM generate_series(1, 300) n`,
-    check(9807, 107, '2025-03-01 01:01+00'),
-  ]);
-
-  it.each(cases)('%s: the second waits, then commits, and every kept table equals its definition', async (_what, first, second) => {
-    expect(await oneAfterTheOther(first, second)).toBe('committed');
+describe('writers of single statements at once', () => {
+  it('moving riders between two 3PLs both ways while items of those 3PLs are assigned and returned and checks written, with the applier running: no deadlock, no failure, every kept table right', async () => {
+    const writers = await connected(6);
+    const applier = new KeptApplier(url, { intervalMs: 5, log: () => undefined });
+    applier.start();
+    const failures: string[] = [];
+    const run = (client: pg.Client, sql: string) =>
+      client.query(sql).catch((error: Error & { code?: string }) => failures.push(`${error.code} ${error.message}`));
+    try {
+      for (let round = 0; round < 40; round++) {
+        const [to101, to102] = round % 2 === 0 ? [2, 1] : [1, 2];
+        const id = 40000 + round * 10;
+        await Promise.all([
+          // A→B and B→A at once: the old triggers locked the two 3PLs' rows in opposite orders.
+          run(writers[0], `UPDATE riders SET company_id = ${to101} WHERE id = 101`),
+          run(writers[1], `UPDATE riders SET company_id = ${to102} WHERE id = 102`),
+          // Items of the same 3PLs: the old triggers added each to its 3PL's one row of counts.
+          run(writers[2], assign(id, 107)),
+          run(writers[3], `UPDATE assignments SET deleted_at = now() WHERE id = ${id - 10} AND ${round > 0}`),
+          run(writers[4], check(id, 107, `2025-06-01 10:0${round % 10}+00`)),
+          run(writers[5], assign(id + 1, 102)),
+        ]);
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      await applier.stop();
+      await Promise.all(writers.map((w) => w.end()));
+    }
+    expect(applier.status.applied).toBeGreaterThan(0);
     expect(await keptDrift(monitor, KEPT)).toEqual(noDrift(KEPT));
   });
 
-  it('holds at most 256 advisory locks in a transaction of many small writes, and keeps every table right', async () => {
-    const writer = new pg.Client(url);
-    await writer.connect();
+  it.each([
+    ['an item assigned', assign(41001, 101)],
+    [
+      'an item returned',
+      `UPDATE assignments SET deleted_at = now() WHERE id = (SELECT min(id) FROM assignments WHERE rider_id = 101 AND deleted_at IS NULL)`,
+    ],
+    [
+      'a check with its answers',
+      `${check(41001, 101, '2025-06-02 10:00+00')}; INSERT INTO patrol_check_answers (check_id, position, question_id, answer) VALUES (41001, 1, 301, '"Yes"')`,
+    ],
+    ['a rider moved to another 3PL', 'UPDATE riders SET company_id = 3 WHERE id = 101'],
+    ['a product renamed', `UPDATE products SET name = name || ' (new)' WHERE id = 10`],
+  ])('%s locks no kept row and takes no advisory lock: only its own rows, and appends to kept_changes', async (_what, sql) => {
+    const [writer] = await connected(1);
     try {
       await writer.query('BEGIN');
-      // 300 checks of one rider, each alone in its quarter of an hour: a rider's lock, then 300 quarters'.
-      for (let n = 1; n <= 300; n++)
-        await writer.query(
-          `INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
-           VALUES ($1, 107, 1, timestamptz '2025-04-01 00:00+00' + $2 * interval '15 minutes', true, true, true)`,
-          [30000 + n, n],
-        );
-      const pid = (writer as unknown as { processID: number }).processID;
-      const { rows } = await monitor.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = $1`, [pid]);
-      expect(rows[0].n).toBeLessThanOrEqual(256);
-      expect(rows[0].n).toBeGreaterThan(0);
-      await writer.query('COMMIT');
+      await writer.query(sql);
+      const { rows } = await monitor.query<{ relation: string; mode: string }>(
+        `SELECT coalesce(c.relname, l.locktype) AS relation, l.mode FROM pg_locks l LEFT JOIN pg_class c ON c.oid = l.relation
+          WHERE l.pid = $1 AND (l.locktype = 'advisory' OR c.relname ~ '^(kept_|rider_list_|patrol_check_questioners)')`,
+        [pidOf(writer)],
+      );
+      expect(rows).toEqual([{ relation: 'kept_changes', mode: 'RowExclusiveLock' }]);
+      const logged = await writer.query('SELECT count(*)::int AS n FROM kept_changes');
+      expect(logged.rows[0].n).toBeGreaterThan(0);
+      await writer.query('ROLLBACK');
     } finally {
       await writer.end();
     }
-    expect(await keptDrift(monitor, KEPT)).toEqual(noDrift(KEPT));
+  });
+});
+
+describe('the applier', () => {
+  it('gives up on a writer’s lock within a moment, leaves its batch in the log, and applies it once the writer is done', async () => {
+    const [writer, other, applierSession] = await connected(3);
+    try {
+      // Another transaction gives rider 107 an item: its counts on riders must change.
+      await other.query(assign(42001, 107));
+      // A writer holds rider 107's row (HR renaming it) and keeps its transaction open.
+      await writer.query('BEGIN');
+      await writer.query(`UPDATE riders SET name = 'No Gear Yet' WHERE id = 107`);
+      const started = Date.now();
+      await expect(applierSession.query('SELECT kept_apply_all()')).rejects.toMatchObject({ code: '55P03' });
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect((await monitor.query('SELECT count(*)::int AS n FROM kept_changes')).rows[0].n).toBeGreaterThan(0);
+      await writer.query('COMMIT');
+      await applierSession.query('SELECT kept_apply_all()');
+      expect((await monitor.query('SELECT active_items FROM riders WHERE id = 107')).rows[0].active_items).toBeGreaterThan(0);
+      expect(await keptDrift(monitor, KEPT)).toEqual(noDrift(KEPT));
+    } finally {
+      await Promise.all([writer, other, applierSession].map((c) => c.end()));
+    }
+  });
+
+  it('runs in one session at a time: a second caller is told so at once (-1) and applies nothing', async () => {
+    const [first, second, writer] = await connected(3);
+    try {
+      await writer.query(check(42002, 101, '2025-06-03 10:00+00'));
+      await first.query('BEGIN');
+      expect((await first.query('SELECT kept_apply(1000) AS taken')).rows[0].taken).toBeGreaterThan(0);
+      expect((await second.query('SELECT kept_apply(1000) AS taken')).rows[0].taken).toBe(-1);
+      await first.query('COMMIT');
+      expect((await second.query('SELECT kept_apply(1000) AS taken')).rows[0].taken).toBe(0);
+    } finally {
+      await Promise.all([first, second, writer].map((c) => c.end()));
+    }
+  });
+
+  it('shows a committed write in the kept data within its interval, and says how far behind it is on /health/ready', async () => {
+    const t = testApp('committed');
+    const [writer] = await connected(1);
+    const applier = new KeptApplier(url, { intervalMs: 100, log: () => undefined });
+    try {
+      await writer.query(check(42003, 107, '2025-06-04 10:00+00'));
+      const behind = (await request(t.app).get('/health/ready').expect(200)).body.kept;
+      expect(behind.pending_changes).toBeGreaterThan(0);
+      expect(behind.behind_ms).toBeGreaterThanOrEqual(0);
+      applier.start();
+      await eventually(async () => (await monitor.query('SELECT 1 FROM kept_check_gaps WHERE check_id = 42003')).rowCount === 1, {
+        what: 'the check in kept_check_gaps',
+      });
+      expect(applier.status.caughtUpAt).toBeInstanceOf(Date);
+      await eventually(async () => (await request(t.app).get('/health/ready')).body.kept?.pending_changes === 0, {
+        what: 'no change pending',
+      });
+      expect((await request(t.app).get('/health/ready')).body.kept).toEqual({ pending_changes: 0, behind_ms: 0 });
+    } finally {
+      await applier.stop();
+      await writer.end();
+      await t.close();
+    }
+  });
+});
+
+describe('a TRUNCATE of a source table', () => {
+  it('waits for a writer in the middle of its transaction, then succeeds, and the kept data is rebuilt from it', async () => {
+    const [writing, truncating] = await connected(2);
+    try {
+      await writing.query('BEGIN');
+      await writing.query(check(43001, 101, '2025-06-05 10:00+00'));
+      await truncating.query('BEGIN');
+      const truncated = truncating.query('TRUNCATE patrol_checks CASCADE').then(
+        () => 'truncated',
+        (error: Error) => error.message,
+      );
+      await eventually(
+        async () =>
+          (await monitor.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pidOf(truncating)]))
+            .rowCount === 1,
+        { what: 'the TRUNCATE waiting for the writer' },
+      );
+      await writing.query('COMMIT');
+      expect(await truncated).toBe('truncated');
+      // Its own transaction sees the log's rebuild request, and rebuilds.
+      expect(await keptDrift(truncating, KEPT)).toEqual(noDrift(KEPT));
+      expect((await truncating.query('SELECT count(*)::int AS n FROM kept_check_gaps WHERE check_id IS NOT NULL')).rows[0].n).toBe(0);
+      await truncating.query('ROLLBACK');
+    } finally {
+      await Promise.all([writing.end(), truncating.end()]);
+    }
   });
 });
 
@@ -145,14 +208,13 @@ describe('readers beside a TRUNCATE', () => {
   });
   afterAll(() => t.close());
 
-  it('answer once it ends: the kept rows are emptied without waiting for them (no deadlock with a reader)', async () => {
-    const [truncating, writing] = [new pg.Client(url), new pg.Client(url)];
-    await Promise.all([truncating.connect(), writing.connect()]);
+  it('answer once it ends: the truncating statement touches no kept table (no deadlock with a reader)', async () => {
+    const [truncating, writing] = await connected(2);
     try {
-      // A writer holds kept rows; the TRUNCATE (its triggers rewrite the kept data) waits for it,
-      // holding the assignments; a reader of the rider list waits for the assignments.
+      // A writer holds the assignments; the TRUNCATE waits for it; a reader of the rider list waits for
+      // the TRUNCATE. The TRUNCATE's triggers only append to the change log, so nothing closes a cycle.
       await writing.query('BEGIN');
-      await writing.query(check(9808, 101, '2025-02-07 10:00+00'));
+      await writing.query(assign(9808, 101));
       await truncating.query('BEGIN');
       const truncated = truncating.query('TRUNCATE assignments CASCADE');
       const waiting = async (pattern: string) =>
@@ -162,8 +224,6 @@ describe('readers beside a TRUNCATE', () => {
         .get('/v2/rider-equipment-list')
         .then((res) => res);
       await eventually(() => waiting('WITH blocks AS%'), { what: 'the reader waiting for the TRUNCATE' });
-      // The writer ends: the TRUNCATE's triggers go on past the kept rows the reader holds (the database
-      // would end one of the two after deadlock_timeout, 1 s, if they waited for each other).
       await writing.query('ROLLBACK');
       await truncated;
       await truncating.query('ROLLBACK');

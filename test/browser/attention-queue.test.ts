@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { createSupervisor } from '../../src/auth/supervisors';
 import { testAppWithAuth } from '../support/app';
 import { axeViolations, useServedApp } from '../support/browser';
+import { applied } from '../support/rolled-back';
 
 jest.setTimeout(120000);
 
@@ -116,6 +117,7 @@ describe('Needs attention in a browser, signed in', () => {
     await served.t.pool
       .query(`INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid) VALUES
       (9901, 105, 1, now() - interval '2 days', true, true, false), (9902, 105, 1, now() - interval '1 day', false, true, true)`);
+    await applied(served.t.pool);
     const page = await signedIn();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
