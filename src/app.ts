@@ -3,7 +3,7 @@ import compression from 'compression';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config';
 import type { Pool } from './db/pool';
-import { keptFreshness } from './db/kept-applier';
+import { keptFreshness, type KeptApplierStatus } from './db/kept-applier';
 import { primaryOnly, type ReadRouter } from './db/replicas';
 import type { StreamReader } from './db/stream-query';
 import { AdvisoryPlaces } from './db/stream-places';
@@ -43,6 +43,8 @@ export interface AppDeps {
   tokens?: TokenCache;
   /** True once the process is stopping (src/shutdown.ts): /health/ready then answers 503. */
   stopping?: () => boolean;
+  /** This process's writer of the kept data, when it runs one (src/db/kept-applier.ts): for the metrics. */
+  keptApplier?: KeptApplierStatus;
 }
 
 /**
@@ -71,6 +73,7 @@ export function createApp({
   log = console.error,
   tokens,
   stopping = () => false,
+  keptApplier,
 }: AppDeps): Express {
   if (config.auth.enabled && !tokens) throw new Error('createApp: authentication is on, so a TokenCache is required');
   const access =
@@ -101,7 +104,7 @@ export function createApp({
   app.set('query parser', parseQuery);
 
   const pools = { queries: pool, streams: streamPool, ...(adminPool ? { admin: adminPool } : {}) };
-  const metrics = createMetrics(pools, reads, config.metricsToken);
+  const metrics = createMetrics(pools, reads, config.metricsToken, keptApplier);
   // What every request passes, in this order, as one layer: each layer costs a match and a dispatch
   // per request, and these never skip a request.
   app.use(

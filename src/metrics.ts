@@ -5,7 +5,7 @@ import client from 'prom-client';
 import type { Pool } from './db/pool';
 import type { ReadRouter } from './db/replicas';
 import { HttpError } from './http/errors';
-import { keptFreshness } from './db/kept-applier';
+import type { KeptApplierStatus } from './db/kept-applier';
 
 export interface Metrics {
   /** Counts and times every request, labelled by its route pattern (never by its raw path). */
@@ -24,7 +24,7 @@ function isLoopback(address: string | undefined): boolean {
   return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
 }
 
-export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, metricsToken?: string): Metrics {
+export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, metricsToken?: string, kept?: KeptApplierStatus): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const answers = new AnswerCounts();
@@ -84,28 +84,30 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
     },
   });
 
-  // The kept data's change log (migration 018), as the primary tells it at each scrape.
-  const freshness = () => keptFreshness(reads.primary.queries).catch(() => undefined);
-  new client.Gauge({
-    name: 'kept_changes_pending',
-    help: 'Changes written to the data that the kept tables do not show yet (counted up to 100,000).',
-    registers: [registry],
-    aggregator: 'max',
-    async collect() {
-      const kept = await freshness();
-      if (kept) this.set(kept.pending);
-    },
-  });
-  new client.Gauge({
-    name: 'kept_data_behind_seconds',
-    help: 'Age of the oldest change the kept tables do not show yet (0 when they show every change).',
-    registers: [registry],
-    aggregator: 'max',
-    async collect() {
-      const kept = await freshness();
-      if (kept) this.set(kept.behindMs / 1000);
-    },
-  });
+  // The kept data's writer in this process (migration 018), as it last saw the change log. The
+  // database's own answer (rows waiting, the oldest one's age) is on /health/ready.
+  if (kept) {
+    new client.Counter({
+      name: 'kept_changes_applied_total',
+      help: 'Rows of the change log this process has written into the kept data.',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(kept.applied);
+      },
+    });
+    new client.Gauge({
+      name: 'kept_data_behind_seconds',
+      help: 'Since when the change log has not been seen caught up by this process (0: caught up at its last batch); not set while another process applies.',
+      registers: [registry],
+      aggregator: 'min',
+      collect() {
+        this.reset();
+        if (kept.elsewhere) return;
+        this.set(kept.behindSince ? (Date.now() - kept.behindSince.getTime()) / 1000 : 0);
+      },
+    });
+  }
 
   // One shared listener, called with the response as `this`: no closure and no once-wrapper per
   // request ('close' comes once per response, which is garbage after it).

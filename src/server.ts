@@ -232,7 +232,16 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
       }
     },
   });
-  const app = createApp({ pool, streamPool, adminPool, reads, config, tokens, stopping: () => shutdown.stopping });
+  const app = createApp({
+    pool,
+    streamPool,
+    adminPool,
+    reads,
+    config,
+    tokens,
+    stopping: () => shutdown.stopping,
+    keptApplier: applier?.status,
+  });
 
   const server: Server = answerClientErrors(createExpressServer(app)).listen(config.port, config.host, () => {
     const address = server.address();

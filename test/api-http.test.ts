@@ -78,6 +78,8 @@ describe('HTTP behaviour of /v2', () => {
     expect((await request(t.app).get('/health/ready').expect(200)).body).toEqual({
       status: 'ok',
       databases: [expect.objectContaining({ name: 'primary', role: 'primary', in_rotation: true, lag_ms: 0 })],
+      // How far the kept data is behind the writes (test/kept-concurrency.test.ts follows it).
+      kept: { pending_changes: expect.any(Number), behind_ms: expect.any(Number) },
     });
   });
 });

@@ -8,6 +8,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { failureLine, toHttpError } from '../src/http/errors';
 import { KeptApplier } from '../src/db/kept-applier';
+import { createApp } from '../src/app';
 import { testApp, type TestApp } from './support/app';
 import { useDatabase } from './support/databases';
 import { ATTENTION_KEPT, RIDER_PARTS_KEPT, keptDrift, noDrift, type Kept } from './support/rolled-back';
@@ -146,13 +147,14 @@ describe('the applier', () => {
     }
   });
 
-  it('shows a committed write in the kept data within its interval, and says how far behind it is on /health/ready', async () => {
+  it('shows a committed write in the kept data within its interval, and says how far behind it is on /health/ready and in the metrics', async () => {
     const t = testApp('committed');
     const [writer] = await connected(1);
     const applier = new KeptApplier(url, { intervalMs: 100, log: () => undefined });
+    const app = createApp({ pool: t.pool, config: t.config, log: () => undefined, keptApplier: applier.status });
     try {
       await writer.query(check(42003, 107, '2025-06-04 10:00+00'));
-      const behind = (await request(t.app).get('/health/ready').expect(200)).body.kept;
+      const behind = (await request(app).get('/health/ready').expect(200)).body.kept;
       expect(behind.pending_changes).toBeGreaterThan(0);
       expect(behind.behind_ms).toBeGreaterThanOrEqual(0);
       applier.start();
@@ -160,10 +162,13 @@ describe('the applier', () => {
         what: 'the check in kept_check_gaps',
       });
       expect(applier.status.caughtUpAt).toBeInstanceOf(Date);
-      await eventually(async () => (await request(t.app).get('/health/ready')).body.kept?.pending_changes === 0, {
+      await eventually(async () => (await request(app).get('/health/ready')).body.kept?.pending_changes === 0, {
         what: 'no change pending',
       });
-      expect((await request(t.app).get('/health/ready')).body.kept).toEqual({ pending_changes: 0, behind_ms: 0 });
+      expect((await request(app).get('/health/ready')).body.kept).toEqual({ pending_changes: 0, behind_ms: 0 });
+      const metrics = (await request(app).get('/metrics').expect(200)).text;
+      expect(metrics).toMatch(/^kept_changes_applied_total [1-9]\d*$/m);
+      expect(metrics).toMatch(/^kept_data_behind_seconds 0$/m);
     } finally {
       await applier.stop();
       await writer.end();

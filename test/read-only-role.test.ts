@@ -54,6 +54,10 @@ describe('the service as a read-only database role', () => {
       await expect(pool.query("UPDATE riders SET name = 'x' WHERE id = 101")).rejects.toThrow(/permission denied/);
       await expect(pool.query('DELETE FROM patrol_checks')).rejects.toThrow(/permission denied/);
       await expect(pool.query('UPDATE access.api_tokens SET revoked_at = NULL')).rejects.toThrow(/permission denied/);
+      // The kept data: written only through kept_apply(), which runs as the tables' owner; never by hand.
+      expect((await pool.query('SELECT kept_apply(10) AS taken')).rows[0].taken).toBeGreaterThanOrEqual(0);
+      await expect(pool.query('DELETE FROM kept_changes')).rejects.toThrow(/permission denied/);
+      await expect(pool.query('UPDATE kept_held_items SET items = 0')).rejects.toThrow(/permission denied/);
       // Its own data: supervisors' notes on "Needs attention" are recorded and undone, never deleted or rewritten.
       const { rows } = await owner.query(
         `INSERT INTO access.supervisors (username, password_hash) VALUES ('role-test-${process.env.TEST_RUN_ID}', 'x') RETURNING id`,

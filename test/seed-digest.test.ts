@@ -35,12 +35,15 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.companies': '3faf0cf2169b27d6c0759a563d4b3c4266a9bb379c60b7fb5586a7a0701f5a98',
       'public.countries': 'b4bc8ef966480b6b063fc8d0baa0b27a818ef0fe2f1c2f04aeeeea5310a6f0c3',
       'public.kept_assignment_days': '32d415476bf049d7c5ed12a529db2b65eb8284ad597ccc37dca1a244397447a6',
+      'public.kept_changes': EMPTY,
       'public.kept_check_gaps': '8ed36527887819007c66ace16b311c553288dfb286b4dfbe9b5bb35bed15273b',
       'public.kept_check_quarters': '3c36c87e205778a65a4766be4abe3d07e9d9af87f93376c8feff71cbaa7ca70c',
       'public.kept_company_riders': 'f5f7b8dbde7aaa18cece97a72beec10529ce65e281c1efb2158d7e2e1084b7a7',
       'public.kept_exchange_days': 'f86be9cb39562e0000b58b7478bcc2018f699e6467be5d7b61e2d6f20ff723c7',
       'public.kept_exchange_quarters': '18e089363fd92a4a18c8ec0e29aa68531301ea623c7e3426a9ee203938e425a1',
       'public.kept_held_items': '3e40c8672cbf104fa7e65639f5df2586733286e6b9c126e1a210a38a06913212',
+      'public.kept_rider_held': 'c5dccf1181b3a661d0be96f99f91dd152aac3f5e28f15dfccc6ed37468445a35',
+      'public.kept_riders': '83959c3871b06a9828f39b6213a361ee908dbdfc8192496e798e9b8198cca9a8',
       'public.patrol_check_answers': 'e5aafaa421e85eb42f4e94fe8b0b4bf43930b02e6500372fe80015ccc39971ba',
       'public.patrol_check_items': '14a9e42634917ff45836ff678c8720a17a90f9fb160b5349e2ff4440dc0ec4cc',
       'public.patrol_check_questioners': 'a11a9829f4e5bc721275adba1042c8d030f21845c8e387536f9a51a640fddef2',
@@ -57,7 +60,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '6309b642cc9c61ffa3e1d6983a2e339e2521074920f542cbd692b30845efccc3',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': '7cfa53b2e5bb91486298916321f07fc0461679dcb04e82d3d6ff64eb90bff14c',
-      sequences: 'fcbc49829b45d5ab249246ba9c45eba05c6d2e547e1022ef6faa2b6ec4ff43bd',
+      sequences: '65c1638af6b5489c1f9bce6c3dafcb456e1adb6b7bd0fb8cc82f002104250011',
     });
   });
 
@@ -74,12 +77,15 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.companies': '3faf0cf2169b27d6c0759a563d4b3c4266a9bb379c60b7fb5586a7a0701f5a98',
       'public.countries': 'b4bc8ef966480b6b063fc8d0baa0b27a818ef0fe2f1c2f04aeeeea5310a6f0c3',
       'public.kept_assignment_days': 'bfb2333f5394ba791da3461741304a5dab60b82d294f181ef4b52d9aef7f60d8',
+      'public.kept_changes': EMPTY,
       'public.kept_check_gaps': '5f24c88ce076c78f02ef79d269b2db9fc346a64d96629004d20c5335cbfe108e',
       'public.kept_check_quarters': 'bc0124c3f2bfd1ef0cd07ef93dff8ee81b40ae0ee4db8dc5f81121e23769a46a',
       'public.kept_company_riders': '5fc4756bc6d644ad8b1f6579b4e03c38e14cefe6d8e785a6a09a4d68d4f79579',
       'public.kept_exchange_days': '17b608f3781e559031e44d9ecf15836e06306f327ffeb50994cb9efdefb66822',
       'public.kept_exchange_quarters': '29dfc2ee605685207b66edaf5677d94a8996afcc30c269e4d332ead9ecbf8219',
       'public.kept_held_items': 'b84ff752157e43f736c7bd38bf68210f461030e5471796eb7177847fc06649d0',
+      'public.kept_rider_held': '2161bcf42af8d532328dc8b8aab765f0ec0877243a3a168bca3be3c207b7e6b1',
+      'public.kept_riders': '6e31d8df29a209337bba80034ce660c28d3b56e7d59caa62e24f7381fe543416',
       'public.patrol_check_answers': 'c2a310430fb7fd0c38546191cff54f63e6fc94b112751e743fddf69adea644af',
       'public.patrol_check_items': 'd3c0b7dbc85ba257ead3f60758a3d605723c17da9d3f3b185902867e7c017aed',
       'public.patrol_check_questioners': '9e8a51cae74f4443616233f81cabf89ace645bdbe77d6a2cd21f2ec5cd4906e7',
@@ -96,7 +102,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '34101622d4bd75edec39b8548f03d27bd335601e77dcd62700017910c02572ec',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'bde2dfb457a2d60eedc5bdd8c153f03f6dad592890332d78efd9cfe354e5e2b7',
-      sequences: 'fcbc49829b45d5ab249246ba9c45eba05c6d2e547e1022ef6faa2b6ec4ff43bd',
+      sequences: '65c1638af6b5489c1f9bce6c3dafcb456e1adb6b7bd0fb8cc82f002104250011',
     });
   });
 
@@ -113,12 +119,15 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.companies': '3faf0cf2169b27d6c0759a563d4b3c4266a9bb379c60b7fb5586a7a0701f5a98',
       'public.countries': 'b4bc8ef966480b6b063fc8d0baa0b27a818ef0fe2f1c2f04aeeeea5310a6f0c3',
       'public.kept_assignment_days': '51be292e3a1e45b54cedf26545ece48ac2287a05c1b750fd896b8b056dfedecf',
+      'public.kept_changes': EMPTY,
       'public.kept_check_gaps': '7b0666027fc3d16977999068e3868ca29a82f8d0580b9a2df8a2cb722036810f',
       'public.kept_check_quarters': 'da01f2c75bbb679da16a8ee7c45b967d79ff56386ff50cfe6020290f88ad4a38',
       'public.kept_company_riders': '86d6207149e8ee18d2b27644ceeafd77119e7b13458bdcf059db29ebbd432d9c',
       'public.kept_exchange_days': 'a18a5aeccad3649ea241b8552e86ab37409364eceeceb9ef6e3f45b597368907',
       'public.kept_exchange_quarters': '0a9295362918baad0dbdb73b24e287f4e0bee946203b5e669598be5760bea949',
       'public.kept_held_items': '6f20d8928833b805f3d8e2f5ec739e8df243aeb9d55b39348c9b200aa84fa942',
+      'public.kept_rider_held': '1458bcc3ffd5508be8d2c897a644ff87d9afa5d2228ca61e3d63b26342807f5e',
+      'public.kept_riders': '895f612a86b04d87f32748bc53930b51d591d5536313e7cab8d084181bdd9298',
       'public.patrol_check_answers': '9edbebdc930bb5f9c18cf0ee64df62b8f2d34e13b50737d5d7acae4e09b7b0a2',
       'public.patrol_check_items': 'deee9ca3154234a38b248bfba97d1054e7d23561236615006e7acebda5b6518d',
       'public.patrol_check_questioners': '09ade8c2c895df5704237b0a67a8ccf8fe9b2be29fb2f70fc334931dd54ce62f',
@@ -135,7 +144,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': 'd6ffe318a9639c1f305f53b5cb24901eed8867a7d73e45443d974c03289760f2',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'a93ac7c637dc08a7eaea68a9590225990ece5fd4924dca6a59db847aa6e46702',
-      sequences: 'fcbc49829b45d5ab249246ba9c45eba05c6d2e547e1022ef6faa2b6ec4ff43bd',
+      sequences: '65c1638af6b5489c1f9bce6c3dafcb456e1adb6b7bd0fb8cc82f002104250011',
     });
   });
 });

@@ -634,8 +634,10 @@ export async function up(knex: Knex): Promise<void> {
       checked := riders_ || coalesce(checked, '{}');
       entries := held || coalesce(entries, '{}');
       moved_items := coalesce(moved_items, '{}');
-      -- Riders now in another 3PL than last applied: their checks and exchanges count for the new one.
-      moved := ARRAY(SELECT r.id FROM riders r JOIN kept_riders k ON k.rider_id = r.id WHERE r.id = ANY (riders_) AND r.company_id <> k.company_id);
+      -- A rider's row changed (moved to another 3PL, new, gone): its checks and exchanges count for the 3PL
+      -- it has now. Every such rider's quarters are written afresh, whatever kept_riders last said: another
+      -- move may have come between (riders move seldom; their checks' quarters are few).
+      moved := riders_;
       check_quarters := coalesce(check_quarters, '{}')
         || ARRAY(SELECT DISTINCT kept_quarter(checked_at) FROM patrol_checks WHERE rider_id = ANY (moved));
       exchange_quarters := coalesce(exchange_quarters, '{}')

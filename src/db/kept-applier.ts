@@ -19,6 +19,8 @@ export interface KeptApplierStatus {
   applied: number;
   /** When a batch last found the log empty or took less than a full batch (the log then caught up). */
   caughtUpAt?: Date;
+  /** Since when batches have been full or failing (more was waiting); unset once caught up. */
+  behindSince?: Date;
   /** The last failure, until a batch succeeds. */
   lastError?: string;
   /** Another session held the applier's lock at the last tick (another process applies). */
@@ -94,7 +96,10 @@ export class KeptApplier {
       this.status.lastError = undefined;
       this.unexpected = false;
       if (taken > 0) this.status.applied += taken;
-      if (taken >= 0 && taken < this.batch) this.status.caughtUpAt = new Date();
+      if (taken >= 0 && taken < this.batch) {
+        this.status.caughtUpAt = new Date();
+        this.status.behindSince = undefined;
+      } else if (taken >= this.batch) this.status.behindSince ??= new Date();
       return taken;
     } catch (error) {
       this.failed(error as Error & { code?: string });
@@ -105,6 +110,7 @@ export class KeptApplier {
   private failed(error: Error & { code?: string }): void {
     if (this.stopped) return;
     this.status.lastError = error.message;
+    this.status.behindSince ??= new Date();
     const expected = error.code !== undefined && TRY_AGAIN.has(error.code);
     this.unexpected = !expected;
     throttled(this.options.log).write(
