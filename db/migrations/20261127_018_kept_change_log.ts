@@ -575,21 +575,34 @@ export async function up(knex: Knex): Promise<void> {
     -- assignments, where they differ from what they copy: rows written while their rider moved.
     CREATE FUNCTION kept_apply_list_keys(riders_ bigint[], checked bigint[], assignments_ bigint[]) RETURNS void LANGUAGE plpgsql
       SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    DECLARE
+      returns_ bigint[];
+      exchanges_ bigint[];
     BEGIN
       UPDATE patrol_checks t SET company_id = r.company_id FROM riders r
        WHERE r.id = ANY (checked) AND t.rider_id = r.id AND t.company_id IS DISTINCT FROM r.company_id;
       UPDATE assignments t SET company_id = r.company_id FROM riders r
        WHERE r.id = ANY (riders_) AND t.rider_id = r.id AND t.company_id IS DISTINCT FROM r.company_id;
+      -- The returns and exchanges these riders' items or these items have, or that say these riders:
+      -- ids first, each set from its own index (one condition over two tables read them all).
+      returns_ := ARRAY(
+        SELECT pr.id FROM assignments a JOIN product_returns pr ON pr.assignment_id = a.id WHERE a.rider_id = ANY (riders_)
+        UNION SELECT id FROM product_returns WHERE assignment_id = ANY (assignments_)
+        UNION SELECT id FROM product_returns WHERE rider_id = ANY (riders_));
+      exchanges_ := ARRAY(
+        SELECT e.id FROM assignments a JOIN product_exchanges e ON e.old_assignment_id = a.id WHERE a.rider_id = ANY (riders_)
+        UNION SELECT id FROM product_exchanges WHERE old_assignment_id = ANY (assignments_)
+        UNION SELECT id FROM product_exchanges WHERE new_assignment_id = ANY (assignments_)
+        UNION SELECT id FROM product_exchanges WHERE rider_id = ANY (riders_));
       UPDATE product_returns t SET rider_id = d.rider_id, company_id = d.company_id, product_id = d.product_id, variation_id = d.variation_id
         FROM product_return_list_key_docs d
-       WHERE d.id = t.id AND (d.rider_id = ANY (riders_) OR t.assignment_id = ANY (assignments_))
+       WHERE t.id = ANY (returns_) AND d.id = ANY (returns_) AND d.id = t.id
          AND (t.rider_id, t.company_id, t.product_id, t.variation_id) IS DISTINCT FROM (d.rider_id, d.company_id, d.product_id, d.variation_id);
       UPDATE product_exchanges t SET rider_id = d.rider_id, company_id = d.company_id,
              old_product_id = d.old_product_id, old_variation_id = d.old_variation_id,
              new_product_id = d.new_product_id, new_variation_id = d.new_variation_id
         FROM product_exchange_list_key_docs d
-       WHERE d.id = t.id
-         AND (d.rider_id = ANY (riders_) OR t.old_assignment_id = ANY (assignments_) OR t.new_assignment_id = ANY (assignments_))
+       WHERE t.id = ANY (exchanges_) AND d.id = ANY (exchanges_) AND d.id = t.id
          AND (t.rider_id, t.company_id, t.old_product_id, t.old_variation_id, t.new_product_id, t.new_variation_id)
              IS DISTINCT FROM (d.rider_id, d.company_id, d.old_product_id, d.old_variation_id, d.new_product_id, d.new_variation_id);
     END $$;
@@ -599,7 +612,9 @@ export async function up(knex: Knex): Promise<void> {
     -- A lock held by a writer for longer than lock_timeout ends the batch with an error (55P03): it is
     -- rolled back, its rows stay in the log, and the next call tries again.
     CREATE FUNCTION kept_apply(batch integer DEFAULT 1000) RETURNS integer LANGUAGE plpgsql
-      SECURITY DEFINER SET search_path FROM CURRENT SET lock_timeout = '200ms' SET kept.applying = 'on' AS $$
+      SECURITY DEFINER SET search_path FROM CURRENT SET lock_timeout = '200ms' SET kept.applying = 'on'
+      -- Each statement planned for the ids at hand: a plan made once for any array may read whole tables.
+      SET plan_cache_mode = force_custom_plan AS $$
     DECLARE
       taken integer;
       truncated boolean;
@@ -651,8 +666,9 @@ export async function up(knex: Knex): Promise<void> {
       check_quarters := coalesce(check_quarters, '{}')
         || ARRAY(SELECT DISTINCT kept_quarter(checked_at) FROM patrol_checks WHERE rider_id = ANY (moved));
       exchange_quarters := coalesce(exchange_quarters, '{}')
-        || ARRAY(SELECT DISTINCT kept_quarter(e.exchanged_at) FROM product_exchanges e JOIN assignments a ON a.id = e.old_assignment_id
-                  WHERE a.rider_id = ANY (moved) OR a.id = ANY (moved_items));
+        || ARRAY(SELECT kept_quarter(e.exchanged_at) FROM assignments a JOIN product_exchanges e ON e.old_assignment_id = a.id
+                  WHERE a.rider_id = ANY (moved)
+                 UNION SELECT kept_quarter(exchanged_at) FROM product_exchanges WHERE old_assignment_id = ANY (moved_items));
 
       PERFORM rider_list_entries_refresh_unlocked(entries);
       DELETE FROM kept_assignment_days WHERE rider_id = ANY (held);
