@@ -112,6 +112,25 @@ describe('writers of single statements at once', () => {
 });
 
 describe('the applier', () => {
+  it('puts right the 3PL of a check written while its rider moved to another one (read before the move committed)', async () => {
+    const [writing, moving, applierSession] = await connected(3);
+    try {
+      await writing.query('BEGIN');
+      await writing.query(check(42101, 102, '2025-06-06 10:00+00')); // reads rider 102's 3PL: 2
+      await moving.query('UPDATE riders SET company_id = 3 WHERE id = 102'); // commits at once
+      await applierSession.query('SELECT kept_apply_all()'); // the move, without the check it cannot see
+      await writing.query('COMMIT');
+      expect((await monitor.query('SELECT company_id FROM patrol_checks WHERE id = 42101')).rows[0].company_id).toBe('2');
+      await applierSession.query('SELECT kept_apply_all()');
+      expect((await monitor.query('SELECT company_id FROM patrol_checks WHERE id = 42101')).rows[0].company_id).toBe('3');
+      expect(await keptDrift(monitor, KEPT)).toEqual(noDrift(KEPT));
+    } finally {
+      await moving.query('UPDATE riders SET company_id = 2 WHERE id = 102');
+      await applierSession.query('SELECT kept_apply_all()');
+      await Promise.all([writing, moving, applierSession].map((c) => c.end()));
+    }
+  });
+
   it('gives up on a writer’s lock within a moment, leaves its batch in the log, and applies it once the writer is done', async () => {
     const [writer, other, applierSession] = await connected(3);
     try {

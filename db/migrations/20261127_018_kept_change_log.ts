@@ -307,6 +307,13 @@ export async function up(knex: Knex): Promise<void> {
         FROM riders r LEFT JOIN assignments a ON a.rider_id = r.id
        GROUP BY r.id;
 
+    -- Riders whose row changed (another 3PL) since the log began: only their rows' list keys can be
+    -- stale (a row written while its rider moved read the old 3PL), so only theirs are checked again.
+    CREATE TABLE kept_moved_riders (
+      rider_id bigint PRIMARY KEY
+    );
+    COMMENT ON TABLE kept_moved_riders IS 'Riders whose 3PL or row changed since migration 018: kept_apply() checks their rows'' list keys; kept by kept_apply().';
+
     CREATE TABLE kept_rider_held (
       rider_id   bigint  NOT NULL,
       product_id bigint  NOT NULL,
@@ -609,36 +616,73 @@ export async function up(knex: Knex): Promise<void> {
     -- assignments, where they differ from what they copy: rows written while their rider moved.
     CREATE FUNCTION kept_apply_list_keys(riders_ bigint[], checked bigint[], assignments_ bigint[]) RETURNS void LANGUAGE plpgsql
       SECURITY DEFINER SET search_path FROM CURRENT AS $$
-    DECLARE
-      returns_ bigint[];
-      exchanges_ bigint[];
     BEGIN
       UPDATE patrol_checks t SET company_id = r.company_id FROM riders r
        WHERE r.id = ANY (checked) AND t.rider_id = r.id AND t.company_id IS DISTINCT FROM r.company_id;
       UPDATE assignments t SET company_id = r.company_id FROM riders r
        WHERE r.id = ANY (riders_) AND t.rider_id = r.id AND t.company_id IS DISTINCT FROM r.company_id;
-      -- The returns and exchanges these riders' items or these items have, or that say these riders:
-      -- ids first, each set from its own index (one condition over two tables read them all).
-      returns_ := ARRAY(
-        SELECT pr.id FROM assignments a JOIN product_returns pr ON pr.assignment_id = a.id WHERE a.rider_id = ANY (riders_)
-        UNION SELECT id FROM product_returns WHERE assignment_id = ANY (assignments_)
-        UNION SELECT id FROM product_returns WHERE rider_id = ANY (riders_));
-      exchanges_ := ARRAY(
-        SELECT e.id FROM assignments a JOIN product_exchanges e ON e.old_assignment_id = a.id WHERE a.rider_id = ANY (riders_)
-        UNION SELECT id FROM product_exchanges WHERE old_assignment_id = ANY (assignments_)
-        UNION SELECT id FROM product_exchanges WHERE new_assignment_id = ANY (assignments_)
-        UNION SELECT id FROM product_exchanges WHERE rider_id = ANY (riders_));
-      UPDATE product_returns t SET rider_id = d.rider_id, company_id = d.company_id, product_id = d.product_id, variation_id = d.variation_id
-        FROM product_return_list_key_docs d
-       WHERE t.id = ANY (returns_) AND d.id = ANY (returns_) AND d.id = t.id
-         AND (t.rider_id, t.company_id, t.product_id, t.variation_id) IS DISTINCT FROM (d.rider_id, d.company_id, d.product_id, d.variation_id);
-      UPDATE product_exchanges t SET rider_id = d.rider_id, company_id = d.company_id,
-             old_product_id = d.old_product_id, old_variation_id = d.old_variation_id,
-             new_product_id = d.new_product_id, new_variation_id = d.new_variation_id
-        FROM product_exchange_list_key_docs d
-       WHERE t.id = ANY (exchanges_) AND d.id = ANY (exchanges_) AND d.id = t.id
+      -- Returns and exchanges as their views define them, read from each rider's items by index (an item
+      -- given to another rider is in assignments_, its row logged by the UPDATE that moved it).
+      UPDATE product_returns t SET rider_id = a.rider_id, company_id = r.company_id, product_id = a.product_id, variation_id = a.variation_id
+        FROM assignments a JOIN riders r ON r.id = a.rider_id
+       WHERE a.rider_id = ANY (riders_) AND t.assignment_id = a.id
+         AND (t.rider_id, t.company_id, t.product_id, t.variation_id) IS DISTINCT FROM (a.rider_id, r.company_id, a.product_id, a.variation_id);
+      UPDATE product_exchanges t SET rider_id = oa.rider_id, company_id = r.company_id, old_product_id = oa.product_id,
+             old_variation_id = oa.variation_id, new_product_id = na.product_id, new_variation_id = na.variation_id
+        FROM assignments oa JOIN riders r ON r.id = oa.rider_id, assignments na
+       WHERE oa.rider_id = ANY (riders_) AND t.old_assignment_id = oa.id AND na.id = t.new_assignment_id
          AND (t.rider_id, t.company_id, t.old_product_id, t.old_variation_id, t.new_product_id, t.new_variation_id)
-             IS DISTINCT FROM (d.rider_id, d.company_id, d.old_product_id, d.old_variation_id, d.new_product_id, d.new_variation_id);
+             IS DISTINCT FROM (oa.rider_id, r.company_id, oa.product_id, oa.variation_id, na.product_id, na.variation_id);
+      IF cardinality(assignments_) > 0 THEN
+        UPDATE product_returns t SET rider_id = d.rider_id, company_id = d.company_id, product_id = d.product_id, variation_id = d.variation_id
+          FROM product_return_list_key_docs d
+         WHERE t.assignment_id = ANY (assignments_) AND d.id = t.id
+           AND (t.rider_id, t.company_id, t.product_id, t.variation_id) IS DISTINCT FROM (d.rider_id, d.company_id, d.product_id, d.variation_id);
+        UPDATE product_exchanges t SET rider_id = d.rider_id, company_id = d.company_id,
+               old_product_id = d.old_product_id, old_variation_id = d.old_variation_id,
+               new_product_id = d.new_product_id, new_variation_id = d.new_variation_id
+          FROM product_exchange_list_key_docs d
+         WHERE (t.old_assignment_id = ANY (assignments_) OR t.new_assignment_id = ANY (assignments_)) AND d.id = t.id
+           AND (t.rider_id, t.company_id, t.old_product_id, t.old_variation_id, t.new_product_id, t.new_variation_id)
+               IS DISTINCT FROM (d.rider_id, d.company_id, d.old_product_id, d.old_variation_id, d.new_product_id, d.new_variation_id);
+      END IF;
+    END $$;
+
+    -- The counts of these quarters of an hour (and the exchanges' UTC days), written in one statement per
+    -- table rather than two per quarter: a moved rider brings the quarters of all its checks.
+    CREATE FUNCTION kept_apply_quarters(check_quarters timestamptz[], exchange_quarters timestamptz[]) RETURNS void LANGUAGE plpgsql
+      SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    DECLARE
+      days date[] := ARRAY(SELECT DISTINCT kept_utc_day(q) FROM unnest(exchange_quarters) q);
+    BEGIN
+      check_quarters := ARRAY(SELECT DISTINCT q FROM unnest(check_quarters) q WHERE q IS NOT NULL);
+      exchange_quarters := ARRAY(SELECT DISTINCT q FROM unnest(exchange_quarters) q WHERE q IS NOT NULL);
+      IF cardinality(check_quarters) > 0 THEN
+        DELETE FROM kept_check_quarters WHERE bucket = ANY (check_quarters);
+        INSERT INTO kept_check_quarters
+          SELECT b.q, r.company_id, count(*)::int, count(*) FILTER (WHERE pc.id_valid AND pc.plate_valid AND pc.sticker_valid)::int
+            FROM unnest(check_quarters) b(q)
+            JOIN patrol_checks pc ON pc.checked_at >= b.q AND pc.checked_at < b.q + interval '15 minutes'
+            JOIN riders r ON r.id = pc.rider_id
+           GROUP BY 1, 2;
+      END IF;
+      IF cardinality(exchange_quarters) > 0 THEN
+        DELETE FROM kept_exchange_quarters WHERE bucket = ANY (exchange_quarters);
+        INSERT INTO kept_exchange_quarters
+          SELECT b.q, r.company_id, e.replacement_type, count(*)::int
+            FROM unnest(exchange_quarters) b(q)
+            JOIN product_exchanges e ON e.exchanged_at >= b.q AND e.exchanged_at < b.q + interval '15 minutes'
+            JOIN assignments a ON a.id = e.old_assignment_id JOIN riders r ON r.id = a.rider_id
+           GROUP BY 1, 2, 3;
+        DELETE FROM kept_exchange_days WHERE day = ANY (days);
+        INSERT INTO kept_exchange_days
+          SELECT d.day, r.company_id, e.replacement_type, count(*)::int
+            FROM unnest(days) d(day)
+            JOIN product_exchanges e ON e.exchanged_at >= (d.day::timestamp AT TIME ZONE 'UTC')
+                                    AND e.exchanged_at < ((d.day + 1)::timestamp AT TIME ZONE 'UTC')
+            JOIN assignments a ON a.id = e.old_assignment_id JOIN riders r ON r.id = a.rider_id
+           GROUP BY 1, 2, 3;
+      END IF;
     END $$;
 
     -- Takes up to \`batch\` rows of the log and writes what they name afresh, in this transaction. Returns
@@ -708,11 +752,14 @@ export async function up(knex: Knex): Promise<void> {
       PERFORM kept_assignment_days_refresh_riders(held);
       PERFORM kept_check_gaps_refresh_unlocked(checked);
       PERFORM patrol_check_questioners_refresh_unlocked(coalesce(answered, '{}'));
-      PERFORM kept_check_quarters_refresh_unlocked(check_quarters);
-      PERFORM kept_exchange_counts_refresh_unlocked(exchange_quarters);
+      PERFORM kept_apply_quarters(check_quarters, exchange_quarters);
       -- Last, the rows writers also lock (their riders and their rows' list keys): held from here to the
       -- commit only, so a writer never waits on this batch for long.
-      PERFORM kept_apply_list_keys(held, checked, moved_items);
+      INSERT INTO kept_moved_riders SELECT DISTINCT unnest(riders_) ON CONFLICT DO NOTHING;
+      PERFORM kept_apply_list_keys(
+        ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (held)),
+        ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (checked)),
+        moved_items);
       PERFORM kept_apply_riders(held);
       RETURN taken;
     END $$;
@@ -741,13 +788,13 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     ${LOG_TRIGGERS.map(([table, name]) => `DROP TRIGGER ${name} ON ${table};`).join('\n    ')}
-    DROP FUNCTION kept_apply_all(), kept_apply(integer), kept_assignment_days_refresh_riders(bigint[]), kept_apply_list_keys(bigint[], bigint[], bigint[]), kept_apply_riders(bigint[]),
+    DROP FUNCTION kept_apply_all(), kept_apply(integer), kept_assignment_days_refresh_riders(bigint[]), kept_apply_list_keys(bigint[], bigint[], bigint[]), kept_apply_quarters(timestamptz[], timestamptz[]), kept_apply_riders(bigint[]),
       kept_rebuild(), kept_riders_rebuild(), truncate_log_kept_changes(), catalog_log_kept_changes(),
       product_exchanges_log_kept_changes(), patrol_check_answers_log_kept_changes(), patrol_checks_log_kept_changes(),
       assignments_log_kept_changes(), riders_log_kept_changes();
     DROP VIEW kept_rider_held_docs, kept_rider_docs;
     DROP FUNCTION kept_freshness();
-    DROP TABLE kept_rider_held, kept_riders, kept_changes;
+    DROP TABLE kept_moved_riders, kept_rider_held, kept_riders, kept_changes;
     ${SYNCHRONOUS_TRIGGERS.map(([, name, definition]) => `CREATE TRIGGER ${name} ${definition};`).join('\n    ')}
     CREATE OR REPLACE FUNCTION rider_company_list_key() RETURNS trigger LANGUAGE plpgsql
       SECURITY DEFINER SET search_path FROM CURRENT AS $$

@@ -75,7 +75,7 @@ const DERIVED = [
   'rider_list_blocks',
   ...[
     ...['check_gaps', 'assignment_days', 'check_quarters', 'exchange_quarters', 'exchange_days', 'held_items', 'company_riders'],
-    ...['riders', 'rider_held', 'changes'],
+    ...['riders', 'rider_held', 'moved_riders', 'changes'],
   ].map((name) => `kept_${name}`),
 ] as const;
 /** The row triggers writing the rider, 3PL and items kept on list rows (migration 011): the rows carry them. */
