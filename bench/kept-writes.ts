@@ -26,6 +26,7 @@ import { median, percentile } from './stats';
 import * as sql from './kept-writes-sql';
 import type { Fleet, Stmt, WriteKind } from './kept-writes-sql';
 import { KeptApplier } from '../src/db/kept-applier';
+import { rngFor } from '../db/seeds/demo-random';
 
 const PHASES = ['single', 'bulk', 'concurrent', 'freshness'] as const;
 type Phase = (typeof PHASES)[number];
@@ -532,18 +533,6 @@ interface ConcurrentPlan {
   names: Map<string, string>;
 }
 
-/** A small seeded generator (mulberry32): the same picks in the run with and the run without. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function shuffled<T>(items: T[], rng: () => number): T[] {
   const a = [...items];
   for (let i = a.length - 1; i > 0; i--) {
@@ -558,7 +547,8 @@ function shuffled<T>(items: T[], rng: () => number): T[] {
  * its own, so that two moves cross between the same two companies at the same time.
  */
 async function planConcurrent(client: pg.Client, fleet: Fleet, writers: number): Promise<ConcurrentPlan> {
-  const rng = random(42);
+  // Seeded: the same picks in the run with the triggers and the run without.
+  const rng = rngFor(42, 0, 0);
   const riders = await sql.loadRiderList(client);
   const [companyA, companyB] = [fleet.companies[0].id, fleet.companies[1].id];
   const pools = {
@@ -643,7 +633,7 @@ class Writer {
     private readonly riders: ConcurrentPlan['riders'],
     private readonly stats: Stats,
   ) {
-    this.rng = random(1000 + plan.index);
+    this.rng = rngFor(1000 + plan.index, 0, 0);
     this.nextId = plan.firstId;
     this.moves = [...plan.moves];
   }
