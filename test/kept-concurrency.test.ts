@@ -152,6 +152,23 @@ describe('the applier', () => {
     }
   });
 
+  it('backs off where it cannot apply (kept_apply() missing: a database not migrated), saying so without a line per tick', async () => {
+    const logs: string[] = [];
+    const applier = new KeptApplier(process.env.TEST_ADMIN_URL!, { intervalMs: 50, log: (m) => logs.push(m) });
+    applier.start();
+    try {
+      await eventually(() => applier.status.lastError !== undefined, { what: 'the first failure' });
+      expect(applier.status.lastError).toMatch(/kept_apply/);
+      // Tries after 1 s, then 2 s: at 50 ms a tick it would have tried 50 times in 2.5 s.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(logs.length).toBeGreaterThanOrEqual(1);
+      expect(logs.length).toBeLessThanOrEqual(3);
+      expect(logs[0]).toMatch(/^kept data: kept_apply\(\) failed: .*kept_apply/);
+    } finally {
+      await applier.stop();
+    }
+  });
+
   it('runs in one session at a time: a second caller is told so at once (-1) and applies nothing', async () => {
     const [first, second, writer] = await connected(3);
     try {

@@ -11,10 +11,11 @@ import { throttled, type Logger } from '../http/failure-log';
 import { APPLICATION_NAME } from './pool';
 
 /** SQLSTATEs that mean "not now": a lock held too long by a writer, or the database refusing writes for a while. */
+const LOCK_NOT_AVAILABLE = '55P03';
 const TRY_AGAIN = new Set(['55P03', '40P01', '40001', '25006', '53100', '57P01', '57P03', '08006', '08003', 'ECONNREFUSED', 'ECONNRESET']);
 
-/** After any other failure (kept_apply() missing, a bug), the next try waits this long. */
-const AFTER_FAILURE_MS = 5000;
+/** After failures in a row (the database away or read-only, kept_apply() missing), tries wait 1 s, 2 s, … up to this. */
+const MAX_BACKOFF_MS = 30000;
 
 export interface KeptApplierStatus {
   /** Rows the last batches took, in all since start. */
@@ -42,8 +43,8 @@ export class KeptApplier {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
-  /** The last batch failed otherwise than by a writer's lock or the database being away. */
-  private unexpected = false;
+  /** Batches failed in a row, other than by meeting a writer's lock (which is tried again at the next tick). */
+  private failures = 0;
   private readonly batch: number;
   readonly status: KeptApplierStatus = { applied: 0, elsewhere: false };
 
@@ -70,11 +71,6 @@ export class KeptApplier {
     this.schedule(0);
   }
 
-  /** Applies batches until the log is empty (or a batch fails); resolves when done. For tests and the bench. */
-  async drain(): Promise<void> {
-    while (!this.stopped && (await this.applyOnce()) >= this.batch);
-  }
-
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
@@ -95,7 +91,8 @@ export class KeptApplier {
     // A full batch: more is waiting. The next one after as long as this one took, so that catching up
     // takes at most half of one of the database's cores from the systems that write the data.
     if (taken >= this.batch) this.schedule(performance.now() - started);
-    else this.schedule(this.unexpected ? Math.max(AFTER_FAILURE_MS, this.options.intervalMs) : this.options.intervalMs);
+    else if (this.failures > 0) this.schedule(Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (this.failures - 1)));
+    else this.schedule(this.options.intervalMs);
   }
 
   /** One batch: how many rows it took; -1 when another session applies; 0 on a failure (logged). */
@@ -105,7 +102,7 @@ export class KeptApplier {
       const taken = rows[0].taken;
       this.status.elsewhere = taken < 0;
       this.status.lastError = undefined;
-      this.unexpected = false;
+      this.failures = 0;
       if (taken > 0) this.status.applied += taken;
       if (taken >= 0 && taken < this.batch) {
         this.status.caughtUpAt = new Date();
@@ -123,7 +120,7 @@ export class KeptApplier {
     this.status.lastError = error.message;
     this.status.behindSince ??= new Date();
     const expected = error.code !== undefined && TRY_AGAIN.has(error.code);
-    this.unexpected = !expected;
+    if (error.code !== LOCK_NOT_AVAILABLE) this.failures += 1;
     throttled(this.options.log).write(
       `kept applier: ${error.code ?? error.message}`,
       expected
