@@ -1168,12 +1168,16 @@ async function runFreshness(o: Options, fleet: Fleet): Promise<Freshness> {
       const started = performance.now();
       const shows = async () =>
         (await writer.client.query(`SELECT 1 FROM kept_assignment_days WHERE assignment_id = $1`, [id])).rowCount === 1;
-      while (!(await shows())) {
-        if (performance.now() - started > 60_000) throw new Error('freshness: a write did not show in the kept data within 60 s');
-        await sleep(5);
+      try {
+        while (!(await shows())) {
+          if (performance.now() - started > 60_000) throw new Error('freshness: a write did not show in the kept data within 60 s');
+          await sleep(5);
+        }
+        times.push(performance.now() - started);
+      } finally {
+        // The item goes whatever happened: the database is left as found.
+        await writer.client.query('DELETE FROM assignments WHERE id = $1', [id]);
       }
-      times.push(performance.now() - started);
-      await writer.client.query('DELETE FROM assignments WHERE id = $1', [id]);
       await sleep(100 + Math.random() * 300);
     }
   } finally {
