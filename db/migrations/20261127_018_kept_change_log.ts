@@ -19,10 +19,12 @@ import type { Knex } from 'knex';
 // The applier never waits long for a writer: its lock_timeout is shorter than deadlock_timeout, so a
 // batch that meets a writer's row lock gives up, rolls back (its changes stay in the log) and is tried
 // again, and no writer is ever ended to break a deadlock with it. Writers wait for the applier only
-// where it corrects a kept column on their rows (a moved rider's 3PL on its checks), for one batch.
+// on a row both write (a rider whose item counts a batch updates; the rows of a moved rider whose 3PL
+// a batch corrects), for one batch.
 //
 // What stays in the writer's statement: the BEFORE triggers of migration 011 that copy a new row's
-// rider, 3PL and items onto the row itself (one primary-key lookup each).
+// rider, 3PL and items onto the row itself (one primary-key lookup each). Migration 017's key locks
+// (kept_lock and the refresh functions that take them) are no longer called: one session applies.
 
 /** The triggers that kept the data inside the writers' statements, as pg_get_triggerdef gives them (for down). */
 const SYNCHRONOUS_TRIGGERS: Array<[table: string, name: string, definition: string]> = [
