@@ -186,26 +186,23 @@ const SYNCHRONOUS_TRIGGERS: Array<[table: string, name: string, definition: stri
   ['riders', 'riders_truncate_attention', `AFTER TRUNCATE ON riders FOR EACH STATEMENT EXECUTE FUNCTION kept_attention_truncated()`],
 ];
 
-/**
- * The log's kinds: what one row of kept_changes asks kept_apply() to write afresh. `id` is the row
- * named; `at` a quarter of an hour.
- */
-export const KEPT_CHANGE_KINDS = {
-  r: "a rider's row (new, gone, moved to another 3PL or country): all of the rider's kept data",
-  h: "a rider's items: its counts, list entry, exchange days, its part in the 3PL counts, the items' list keys",
-  g: "a rider's checks: its gaps between checks and the checks' 3PL",
-  k: 'an assignment given to another rider or item: the list keys of its return and exchanges, their quarters',
-  c: "a check's answers: its questioner array",
-  q: 'checks in the quarter of an hour at `at`: its counts per 3PL',
-  x: 'exchanges in the quarter of an hour at `at`: its counts, and its UTC day',
-  e: "a rider's list entry only (a name it shows changed)",
-  p: "a product (name, exchange period): each holder's items, in later batches",
-  v: "a variation's name: each holder's entry, in later batches",
-  o: "a 3PL's name: each of its riders' entry, in later batches",
-  n: "a country's code: each of its riders' entry, in later batches",
-  Q: "a question's text or category: each answered check's array, in later batches",
-  T: 'a source table was truncated: everything rebuilt',
-} as const;
+// The log's kinds: what one row of kept_changes asks kept_apply() to write afresh (`id` the row named,
+// `at` a quarter of an hour):
+// - r: a rider's row (new, gone, moved to another 3PL or country): all of the rider's kept data
+// - h: a rider's items: its counts, list entry, exchange days, its part in the 3PL counts (and, for a rider
+//   that moved, its items' list keys)
+// - g: a rider's checks: its gaps between checks (and, for a rider that moved, its checks' 3PL)
+// - k: an assignment given to another rider or item: the list keys of its return and exchanges, their quarters
+// - c: a check's answers: its questioner array
+// - q: checks in the quarter of an hour at `at`: its counts per 3PL
+// - x: exchanges in the quarter of an hour at `at`: its counts, and its UTC day
+// - e: a rider's list entry only (a name it shows changed)
+// - p: a product (name, exchange period): each holder's items, in later batches
+// - v: a variation's name: each holder's entry, in later batches
+// - o: a 3PL's name: each of its riders' entry, in later batches
+// - n: a country's code: each of its riders' entry, in later batches
+// - Q: a question's text or category: each answered check's array, in later batches
+// - T: a source table was truncated: everything rebuilt
 
 /** The log triggers: [table, trigger, definition]. Statement triggers append what a whole statement changed at once. */
 const LOG_TRIGGERS: Array<[string, string, string]> = [
@@ -264,7 +261,7 @@ export const KEPT_LOG_TRIGGERS = LOG_TRIGGERS.filter(([, name]) => !name.endsWit
 );
 
 /** The name of the advisory lock that lets one session apply the log at a time. */
-export const APPLIER_LOCK = 'kept_apply';
+const APPLIER_LOCK = 'kept_apply';
 
 // The statement triggers' bodies: skip what kept_apply() and kept_rebuild() write themselves (while
 // they run, their SET clause says so; it is undone when they return).
@@ -701,7 +698,6 @@ export async function up(knex: Knex): Promise<void> {
       riders_ bigint[]; held bigint[]; checked bigint[]; moved_items bigint[]; answered bigint[]; entries bigint[];
       check_quarters timestamptz[]; exchange_quarters timestamptz[];
       products_ bigint[]; variations bigint[]; companies_ bigint[]; countries_ bigint[]; questions_ bigint[];
-      moved bigint[];
     BEGIN
       IF NOT pg_try_advisory_xact_lock(hashtextextended('${APPLIER_LOCK}', 0)) THEN RETURN -1; END IF;
       WITH taken AS (
@@ -742,12 +738,11 @@ export async function up(knex: Knex): Promise<void> {
       -- A rider's row changed (moved to another 3PL, new, gone): its checks and exchanges count for the 3PL
       -- it has now. Every such rider's quarters are written afresh, whatever kept_riders last said: another
       -- move may have come between (riders move seldom; their checks' quarters are few).
-      moved := riders_;
       check_quarters := coalesce(check_quarters, '{}')
-        || ARRAY(SELECT DISTINCT kept_quarter(checked_at) FROM patrol_checks WHERE rider_id = ANY (moved));
+        || ARRAY(SELECT DISTINCT kept_quarter(checked_at) FROM patrol_checks WHERE rider_id = ANY (riders_));
       exchange_quarters := coalesce(exchange_quarters, '{}')
         || ARRAY(SELECT kept_quarter(e.exchanged_at) FROM assignments a JOIN product_exchanges e ON e.old_assignment_id = a.id
-                  WHERE a.rider_id = ANY (moved)
+                  WHERE a.rider_id = ANY (riders_)
                  UNION SELECT kept_quarter(exchanged_at) FROM product_exchanges WHERE old_assignment_id = ANY (moved_items));
 
       PERFORM rider_list_entries_refresh_unlocked(entries);
