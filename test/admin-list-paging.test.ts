@@ -174,9 +174,9 @@ describe('the list pages with a capped total', () => {
     expect(one(html, 'p.notice a').getAttribute('href')).toBe('/admin/checks?from_end=1');
   });
 
-  it('sorts by a column of another table (3PL, then rider) in pages that follow each other', async () => {
+  it('sorts by a column of another table (3PL, then date) in pages that follow each other', async () => {
     const order =
-      'SELECT pc.id::text FROM patrol_checks pc JOIN riders r ON r.id = pc.rider_id JOIN companies c ON c.id = r.company_id ORDER BY c.name DESC, pc.rider_id DESC, pc.id DESC';
+      'SELECT pc.id::text FROM patrol_checks pc JOIN riders r ON r.id = pc.rider_id JOIN companies c ON c.id = r.company_id ORDER BY c.name DESC, pc.checked_at DESC, pc.id DESC';
     const all = await checkIds(order);
     const first = await get('/admin/checks?sort=3pl&dir=desc');
     expect(column0(first)).toEqual(all.slice(0, 25));

@@ -17,6 +17,7 @@ import * as valueChoicesIndex from '../../db/migrations/20261125_015_value_choic
 import * as riderNameKey from '../../db/migrations/20261125_016_rider_name_key';
 import * as keptRefreshSerialized from '../../db/migrations/20261126_017_kept_refresh_serialized';
 import * as keptChangeLog from '../../db/migrations/20261127_018_kept_change_log';
+import * as dropCompanyRiderIndexes from '../../db/migrations/20261127_019_drop_company_rider_indexes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -42,7 +43,11 @@ const migrations: Array<[string, Migration]> = [
   ['20261125_016_rider_name_key', riderNameKey],
   ['20261126_017_kept_refresh_serialized', keptRefreshSerialized],
   ['20261127_018_kept_change_log', keptChangeLog],
+  ['20261127_019_drop_company_rider_indexes', dropCompanyRiderIndexes],
 ];
+
+/** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */
+export const migrationNames: readonly string[] = migrations.map(([name]) => name);
 
 const source: Knex.MigrationSource<[string, Migration]> = {
   getMigrations: async () => migrations,

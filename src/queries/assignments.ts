@@ -101,13 +101,13 @@ export function adminKeys(values: AdminFilters) {
 }
 
 /**
- * Sorts the list offers, by their URL name; a.id breaks ties. Each is an index's order (rider, then
- * assign date; 3PL or product, then the same). Items held now (no return date) come last either way.
+ * Sorts the list offers, by their URL name; a.id breaks ties. Each is an index's order (rider, 3PL or
+ * product, then assign date). Items held now (no return date) come last either way.
  */
 export const adminSorts = {
   assigned_at: { keys: [timeKey('a.assigned_at')] },
   rider_id: { keys: [bigintKey('a.rider_id'), timeKey('a.assigned_at')] },
-  '3pl': byCompany([bigintKey('a.rider_id'), timeKey('a.assigned_at')], 'a.company_id'),
+  '3pl': byCompany([timeKey('a.assigned_at')], 'a.company_id'),
   product: byProduct('a.product_id', [timeKey('a.assigned_at')]),
   returned_at: {
     keys: {

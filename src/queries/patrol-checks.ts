@@ -103,14 +103,14 @@ export function adminKeys(values: AdminFilters) {
 }
 
 /**
- * Sorts the list offers, by their URL name; pc.id breaks ties. Each is an index's order: by 3PL,
- * then rider (a 3PL's riders, each rider's checks), as no index orders checks by another table's column.
+ * Sorts the list offers, by their URL name; pc.id breaks ties. Each is an index's order: by 3PL, then
+ * date (the 3PL kept on each check, migration 011), as no index orders checks by another table's column.
  */
 export const adminSorts = {
   checked_at: { keys: [timeKey('pc.checked_at')] },
   id: { keys: [] },
   rider_id: { keys: [bigintKey('pc.rider_id')] },
-  '3pl': byCompany([bigintKey('pc.rider_id')], 'pc.company_id'),
+  '3pl': byCompany([timeKey('pc.checked_at')], 'pc.company_id'),
   tpatroller_id: { keys: [bigintKey('pc.patroller_id')] },
 } satisfies Record<string, ListSort>;
 export const adminTieBreak = 'pc.id';

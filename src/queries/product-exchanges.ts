@@ -103,7 +103,7 @@ export function wire(values: Filters) {
 export const adminSorts = {
   exchanged_at: { keys: [timeKey('e.exchanged_at')] },
   rider_id: { keys: [bigintKey('e.rider_id')] },
-  '3pl': byCompany([bigintKey('e.rider_id')], 'e.company_id'),
+  '3pl': byCompany([timeKey('e.exchanged_at')], 'e.company_id'),
   exchange_type: { keys: [textKey('e.exchange_type'), timeKey('e.exchanged_at')] },
   replacement_type: { keys: [textKey('e.replacement_type'), timeKey('e.exchanged_at')] },
 } satisfies Record<string, ListSort>;

@@ -68,7 +68,7 @@ export function wire(values: Filters) {
 export const adminSorts = {
   returned_at: { keys: [timeKey('pr.returned_at')] },
   rider_id: { keys: [bigintKey('pr.rider_id')] },
-  '3pl': byCompany([bigintKey('pr.rider_id')], 'pr.company_id'),
+  '3pl': byCompany([timeKey('pr.returned_at')], 'pr.company_id'),
   product: byProduct('pr.product_id', [timeKey('pr.returned_at')]),
   return_condition: { keys: [textKey('pr.condition'), timeKey('pr.returned_at')] },
 } satisfies Record<string, ListSort>;
