@@ -10,13 +10,17 @@ import tseslint from 'typescript-eslint';
 const surfaces = ['api', 'admin', 'reports', 'docs'];
 const top = ['app', 'metrics', 'server', 'shutdown', 'cli'];
 const layers = [
-  { files: ['src/paths.ts', 'src/config.ts'], above: ['http', 'db', 'filters', 'wire', 'queries', 'html', 'auth', ...surfaces, ...top] },
-  { files: ['src/http/**'], above: ['db', 'filters', 'wire', 'queries', 'html', 'auth', ...surfaces, ...top] },
-  { files: ['src/db/**', 'db/**'], above: ['filters', 'wire', 'queries', 'html', 'auth', ...surfaces, ...top] },
-  { files: ['src/filters/**'], above: ['wire', 'queries', 'html', 'auth', ...surfaces, ...top] },
-  { files: ['src/wire/**'], above: ['queries', 'html', 'auth', ...surfaces, ...top] },
-  { files: ['src/queries/**'], above: ['html', 'auth', ...surfaces, ...top] },
-  { files: ['src/html/**'], above: ['auth', ...surfaces, ...top] },
+  {
+    files: ['src/paths.ts', 'src/config.ts'],
+    above: ['http', 'db', 'filters', 'wire', 'queries', 'html', 'rules', 'auth', ...surfaces, ...top],
+  },
+  { files: ['src/http/**'], above: ['db', 'filters', 'wire', 'queries', 'html', 'rules', 'auth', ...surfaces, ...top] },
+  { files: ['src/db/**', 'db/**'], above: ['filters', 'wire', 'queries', 'html', 'rules', 'auth', ...surfaces, ...top] },
+  { files: ['src/filters/**'], above: ['wire', 'queries', 'html', 'rules', 'auth', ...surfaces, ...top] },
+  { files: ['src/wire/**'], above: ['queries', 'html', 'rules', 'auth', ...surfaces, ...top] },
+  { files: ['src/queries/**'], above: ['html', 'rules', 'auth', ...surfaces, ...top] },
+  { files: ['src/html/**'], above: ['rules', 'auth', ...surfaces, ...top] },
+  { files: ['src/rules/**'], above: ['auth', ...surfaces, ...top] },
   { files: ['src/auth/**'], above: [...surfaces, ...top] },
   // The surfaces stand side by side; the printable reports reuse the admin pages' form helpers.
   { files: ['src/api/**'], above: ['admin', 'reports', 'docs', ...top] },

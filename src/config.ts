@@ -58,7 +58,7 @@ export interface Config {
   shutdownDrainMs: number;
   /** Chromium for PDF reports; absent turns PDF downloads off (see chromiumPath). */
   chromiumPath?: string;
-  /** The thresholds of the "Needs attention" rules (src/queries/attention.ts). */
+  /** The thresholds of the "Needs attention" rules (src/rules/). */
   attention: AttentionSettings;
   /** Browser origins that may call the API from their pages (CORS_ORIGINS); empty: none, `*`: any. */
   corsOrigins: string[];

@@ -7,6 +7,7 @@ import { createSupervisor } from '../src/auth/supervisors';
 import { testApp, testAppWithAuth, type TestApp } from './support/app';
 import { csrfToken, one, tableRows, textOf } from './support/html';
 import { applied } from './support/rolled-back';
+import { addAttentionRows, markHandled, signIn as signInAs, type Agent } from './support/attention-scenario';
 
 let t: TestApp;
 let today: string;
@@ -18,21 +19,7 @@ beforeAll(async () => {
   await createSupervisor(t.pool, { username: 'lead-a', password });
   await createSupervisor(t.pool, { username: 'lead-b', password });
   await createSupervisor(t.pool, { username: 'swift-lead', password, company: 'Swift & Co' });
-  // Failing: rider 105 (swift & co, company 5) failed its last two checks, yesterday and the day before.
-  // Losses: Swift & Co (company 1) lost a helmet two days ago. Not checked lately: rider 107 (Swift &
-  // Co) holds a helmet since 2025 and was never checked. Rider 101's items are past their exchange day.
-  await t.pool.query(`
-    INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid) VALUES
-      (9201, 105, 1, now() - interval '2 days', true, true, false),
-      (9202, 105, 2, now() - interval '1 day', false, true, true);
-    INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type, deleted_at) VALUES
-      (1120, 107, 10, 11, '2025-01-01 09:00:00+00', 1, 0, 'assign', NULL),
-      (1121, 9007199254740993, 10, 11, '2024-09-01 09:00:00+00', 1, 0, 'assign', now() - interval '2 days'),
-      (1122, 9007199254740993, 10, 11, now() - interval '2 days', 1, 0, 'exchange', NULL);
-    INSERT INTO product_exchanges (id, old_assignment_id, new_assignment_id, exchanged_at, exchange_type, replacement_type, processed_by) VALUES
-      (7201, 1121, 1122, now() - interval '2 days', 'Lost item', 'Lost', 1);
-  `);
-  await applied(t.pool);
+  await addAttentionRows(t);
   const { rows } = await t.pool.query(
     `SELECT to_char(current_date, 'YYYY-MM-DD') AS today, to_char(current_date + 1, 'YYYY-MM-DD') AS tomorrow`,
   );
@@ -40,17 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Agent = ReturnType<typeof request.agent>;
-const signIn = async (username: string): Promise<Agent> => {
-  const agent = request.agent(t.app);
-  const form = await agent.get('/admin/sign-in').expect(200);
-  await agent
-    .post('/admin/sign-in')
-    .type('form')
-    .send({ username, password, _csrf: csrfToken(form.text), next: '/admin' })
-    .expect(303);
-  return agent;
-};
+const signIn = (username: string): Promise<Agent> => signInAs(t, username, password);
 
 /** One rule's section of the attention page: its rows (the first cell of each) and the cells of each. */
 async function section(agent: Agent, rule: string, query = '') {
@@ -64,14 +41,6 @@ async function homeCount(agent: Agent, rule: string): Promise<number> {
   const found = new RegExp(`href="/admin/attention#${rule}"><span class="figure">([0-9,]+)</span>`).exec(html);
   if (!found) throw new Error(`no count of ${rule} on the home page`);
   return Number(found[1].replace(/,/g, ''));
-}
-/** Marks a row handled from the page the agent is on, with the token that page carries. */
-async function markHandled(agent: Agent, rule: string, subject: string, note: string, until = '') {
-  const page = (await agent.get('/admin/attention').expect(200)).text;
-  return agent
-    .post(`/admin/attention/${rule}/handled`)
-    .type('form')
-    .send({ _csrf: csrfToken(page), subject, note, until, back: `/admin/attention#${rule}` });
 }
 const handledCount = async () => Number((await t.pool.query('SELECT count(*) FROM access.attention_handled')).rows[0].count);
 

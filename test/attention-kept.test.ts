@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { toNative } from '../src/db/knex';
 import { DEFAULT_ATTENTION } from '../src/config';
-import * as attention from '../src/queries/attention';
+import { ruleNamed, ruleRows, type AttentionQuery, type RuleName } from '../src/rules';
 import { testApp, type TestApp } from './support/app';
 import { ATTENTION_KEPT, applied, expectKeptAfterEach, keptDrift, noDrift, rolledBack } from './support/rolled-back';
 
@@ -21,9 +21,11 @@ beforeAll(() => {
 });
 afterAll(async () => Promise.all([fixture.close(), demo.close()]));
 
-const q = (asOf: string, riderIds?: string[]): attention.AttentionQuery => ({ asOf, settings: DEFAULT_ATTENTION, scope: {}, riderIds });
-const ruleRiders = async (client: pg.ClientBase, rule: attention.RuleName, asOf: string, riderIds: string[]) =>
-  (await applied(client), await client.query(toNative(attention.rules[rule](q(asOf, riderIds))))).rows.map((row) => String(row.rider_id));
+const q = (asOf: string, riderIds?: string[]): AttentionQuery => ({ asOf, settings: DEFAULT_ATTENTION, scope: {}, riderIds });
+const ruleRiders = async (client: pg.ClientBase, rule: RuleName, asOf: string, riderIds: string[]) =>
+  (await applied(client), await client.query(toNative(ruleRows(ruleNamed(rule)!, q(asOf, riderIds))))).rows.map((row) =>
+    String(row.rider_id),
+  );
 
 describe('kept attention and overview data', () => {
   it('equals its definition after the bulk load of the demo data, and holds rows of every kind', async () => {

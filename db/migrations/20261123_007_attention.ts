@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// "Needs attention" (src/queries/attention.ts) reads each rider's newest patrol checks: the last few
+// "Needs attention" (src/rules/) reads each rider's newest patrol checks: the last few
 // with their validations (failing checks) and the newest date (riders not checked lately). This index
 // answers both from its end for each rider, without the table: at 100,000 riders and 1M checks, the
 // two counts went from 1.2 s and 1.5 s to 0.4 s and 0.7 s.

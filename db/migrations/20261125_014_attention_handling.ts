@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 // evidence for that subject is no newer and `until` (a day, inclusive) has not passed. Undo keeps the
 // row, marked undone, so the rider's history shows who did what.
 //
-// And indexes for the rules' lists (src/queries/attention.ts), each in the order of the check that
+// And indexes for the rules' lists (src/rules/), each in the order of the check that
 // opens a gap, with what "failing" and "not checked lately" read of it, so that a page of either rule
 // is read in order and stops after its rows, and a count stops at its cap: each rider's open gap (no
 // check since the last; today's answer), the same of riders whose last check failed (also in the order

@@ -11,10 +11,20 @@ import { queryValidator } from '../filters/validate';
 import { clientSignal } from '../http/client-signal';
 import { HttpError, type FieldErrors } from '../http/errors';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
-import * as attention from '../queries/attention';
-import { orderAll } from '../queries/keyset';
 import * as patrolChecks from '../queries/patrol-checks';
-import { addDays } from './charts';
+import {
+  companyRules,
+  COUNT_CAP,
+  firstRows,
+  riderRules,
+  ruleCount,
+  RULES,
+  type AttentionQuery,
+  type CompanyRule,
+  type Rule,
+  type RuleColumn,
+  type RuleName,
+} from '../rules';
 import { formModel } from './form';
 import type { ListColumn, ListResource, Values } from './list-page';
 import { cellText, cellsOf } from './list-page';
@@ -25,33 +35,13 @@ import { stringQuery } from '../html/urls';
 import { links } from '../html/links';
 import { checkQuery } from '../html/validate-or-redraw';
 
-// "Needs attention": the rules of src/queries/attention.ts as a work queue. The page shows each rule
+// "Needs attention": the rules of src/rules/ as a work queue. The page shows each rule
 // with what it means, how many rows are open and the first of them; each rider rule is also a list
 // (paged, sortable, CSV: the admin list engine); each row can be marked handled (src/admin/handling.ts),
 // which takes it off the rule until new evidence or its "until" day brings it back.
 
 /** Rows each rule shows on the page; the rest are on the rule's own list. */
 export const SHOWN = 10;
-
-export interface Rule {
-  name: attention.RuleName;
-  title: string;
-  /** What the rule means, with the thresholds in force. */
-  means: (s: AttentionSettings) => string;
-  /** What the home page's count counts. */
-  counted: string;
-  /** What one row is. */
-  noun: [singular: string, plural: string];
-  columns: ListColumn[];
-}
-
-const riderHref = (row: Row) => links.rider(String(row.rider_id));
-const riderColumns: ListColumn[] = [
-  { key: 'rider_id', label: 'Rider ID', numeric: true, href: riderHref, sort: 'rider_id' },
-  { key: 'rider_name', label: 'Rider', auto: true, href: riderHref },
-  { key: 'company', label: '3PL', auto: true },
-];
-const lastCheckHref = (row: Row) => (row.last_check_id ? links.check(String(row.last_check_id)) : undefined);
 
 /** A row that came back (new evidence, or its "until" day passed) shows the note it was handled with. */
 const earlierNote: ListColumn = {
@@ -64,97 +54,28 @@ const earlierNote: ListColumn = {
 };
 
 /** The table's "Mark handled" control (never in the CSV). */
-const handle = (rule: attention.RuleName, subject: (row: Row) => string): ListColumn => ({
+const handle = (rule: Rule): ListColumn => ({
   key: 'handle',
   label: 'Handle',
   only: 'table',
-  action: (row) => ({
-    key: `${rule}-${row.assignment_id ?? subject(row)}`,
-    url: links.attentionHandled(rule),
-    subject: subject(row),
-    about: `${row.rider_name ?? row.company}`,
-  }),
+  action: (row) => {
+    const subject = String(rule.subject === '3pl' ? row.company_id : row.rider_id);
+    return {
+      key: `${rule.name}-${row.assignment_id ?? subject}`,
+      url: links.attentionHandled(rule.name),
+      subject,
+      about: `${row.rider_name ?? row.company}`,
+    };
+  },
 });
 
-export const RULES: Rule[] = [
-  {
-    name: 'failing-checks',
-    title: 'Failing patrol checks',
-    means: (s) =>
-      `Riders whose last ${s.failedChecks} patrol checks each failed a validation (ID, plate or sticker), newest failure first.`,
-    counted: 'riders failing their last checks',
-    noun: ['rider', 'riders'],
-    columns: [
-      ...riderColumns,
-      { key: 'last_check', label: 'Last check', nowrap: true, href: lastCheckHref, sort: 'last_check', firstDir: 'desc' },
-      { key: 'failing_since', label: 'Failing since', nowrap: true, sort: 'failing_since' },
-      { key: 'last_failed', label: 'Last check failed' },
-    ],
-  },
-  {
-    name: 'overdue-items',
-    title: 'Items past their exchange day',
-    means: () =>
-      'Items still held after the day they became eligible for exchange (assigned, plus the product’s exchange period), longest overdue first.',
-    counted: 'items past their exchange day',
-    noun: ['item', 'items'],
-    columns: [
-      { ...riderColumns[0], sort: undefined },
-      ...riderColumns.slice(1),
-      { key: 'product_name', label: 'Item', text: (row) => `${row.product_name} / ${row.variation_name}` },
-      { key: 'assigned_on', label: 'Assigned', nowrap: true },
-      { key: 'eligible_on', label: 'Exchange due', nowrap: true, sort: 'exchange_day' },
-      { key: 'days_past', label: 'Days past', numeric: true },
-    ],
-  },
-  {
-    name: 'losses',
-    title: 'Lost and Accident exchanges by 3PL',
-    means: (s) =>
-      `3PLs with Lost or Accident exchanges in the last ${s.lossDays} days, against how many they usually have in ${s.lossDays} days (their rate over the ${s.baselineDays} days before). Those above their usual rate come first; the count is of those.`,
-    counted: '3PLs above their usual Lost and Accident rate',
-    noun: ['3PL', '3PLs'],
-    columns: [
-      { key: 'company', label: '3PL', auto: true, href: (row) => String(row.href) },
-      { key: 'recent', label: 'Lost and Accident', numeric: true },
-      { key: 'usual', label: 'Usual', numeric: true },
-      {
-        key: 'above_usual',
-        label: 'Above usual',
-        text: (row) => (row.above_usual ? 'Yes' : 'No'),
-        badge: (row) => (row.above_usual ? 'fail' : undefined),
-      },
-    ],
-  },
-  {
-    name: 'unchecked',
-    title: 'Riders not checked lately',
-    means: (s) => `Riders holding equipment with no patrol check in the last ${s.uncheckedDays} days, never checked first.`,
-    counted: `riders holding equipment and not checked lately`,
-    noun: ['rider', 'riders'],
-    columns: [
-      { ...riderColumns[0], sort: undefined },
-      ...riderColumns.slice(1),
-      { key: 'held', label: 'Items held', numeric: true },
-      {
-        key: 'last_check',
-        label: 'Last check',
-        nowrap: true,
-        text: (row) => (row.last_check ? String(row.last_check) : 'Never'),
-        href: lastCheckHref,
-        sort: 'last_check',
-      },
-    ],
-  },
-];
+/** A rule's column as the list engine draws it. */
+const listColumn = ({ href, ...column }: RuleColumn): ListColumn => ({ ...column, ...(href ? { href: (row: Row) => href(row) } : {}) });
 
 /** A rule's columns on the page and in its list: its own, the earlier note, and the handle control. */
 export function ruleColumns(rule: Rule): ListColumn[] {
-  const subject = rule.name === 'losses' ? (row: Row) => String(row.company_id) : (row: Row) => String(row.rider_id);
-  return [...rule.columns, earlierNote, handle(rule.name, subject)];
+  return [...rule.columns.map(listColumn), earlierNote, handle(rule)];
 }
-
-export const ruleNamed = (name: string): Rule | undefined => RULES.find((r) => r.name === name);
 
 const params = defineParams({
   as_of: { type: 'date', label: 'As of', description: 'The day the rules are judged at the end of; today when not given.' },
@@ -169,9 +90,9 @@ const ruleParams = defineParams({
 
 /** The lists of the rider rules, for the list engine (src/admin/list-page.ts), at /attention/<rule>. */
 export function ruleListResources(settings: AttentionSettings): ListResource[] {
-  return RULES.filter((rule) => rule.name !== 'losses').map((rule) => {
-    const list = attention.ruleLists[rule.name as attention.RiderRuleName];
-    const query = (values: Values): attention.AttentionQuery => ({
+  return riderRules.map((rule) => {
+    const { list } = rule;
+    const query = (values: Values): AttentionQuery => ({
       asOf: (values.as_of as string | undefined) ?? null,
       settings,
       scope: values.company_id ? { company_id: String(values.company_id) } : {},
@@ -188,7 +109,7 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
       sorts: list.sorts,
       tieBreak: list.tieBreak,
       defaultSort: list.defaultSort,
-      countCap: attention.COUNT_CAP,
+      countCap: COUNT_CAP,
       countOrder: list.countOrder,
       filtered: (values) => applyFilters(list.core(query(values)), ruleParams, values),
       columns: (builder, values) => list.columns(builder, query(values)),
@@ -196,11 +117,6 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
       table: ruleColumns(rule),
     };
   });
-}
-
-/** The exchanges list behind a row of the losses rule: that 3PL's exchanges of the window. */
-function lossesHref(row: Row, asOf: string, s: AttentionSettings) {
-  return links.exchanges({ '3pl': String(row.company), exchange_date_from: addDays(asOf, -(s.lossDays - 1)), exchange_date_to: asOf });
 }
 
 export interface AttentionDeps {
@@ -216,15 +132,15 @@ async function asOfDay(pool: Reader, res: Response, asOf: string | undefined): P
   return { asOf: asOf ?? today, today };
 }
 
-type Counts = Array<{ name: attention.RuleName; counted: string; total: number; capped: boolean; href: string }>;
+type Counts = Array<{ name: RuleName; counted: string; total: number; capped: boolean; href: string }>;
 
-/** A rule's count as shown: exact up to attention.COUNT_CAP, "more than" it past that. */
+/** A rule's count as shown: exact up to COUNT_CAP, "more than" it past that. */
 export function shownCount(total: number): { total: number; capped: boolean } {
-  return total > attention.COUNT_CAP ? { total: attention.COUNT_CAP, capped: true } : { total, capped: false };
+  return total > COUNT_CAP ? { total: COUNT_CAP, capped: true } : { total, capped: false };
 }
 
 /** The queue's rules at the end of `asOf`, or now (null: no day asked for). */
-const queueQuery = (asOf: string | null, settings: AttentionSettings, scope: Scope): attention.AttentionQuery => ({
+const queueQuery = (asOf: string | null, settings: AttentionSettings, scope: Scope): AttentionQuery => ({
   asOf,
   settings,
   scope,
@@ -242,7 +158,7 @@ export function attentionCounter(pool: Reader, settings: AttentionSettings) {
     const signal = clientSignal(res);
     return Promise.all(
       RULES.map(async (rule) => {
-        const [{ total }] = await queryRows<{ total: string }>(pool, toNative(attention.ruleCount(rule.name, q)), signal);
+        const [{ total }] = await queryRows<{ total: string }>(pool, toNative(ruleCount(rule, q)), signal);
         return {
           name: rule.name,
           counted: rule.counted,
@@ -252,14 +168,6 @@ export function attentionCounter(pool: Reader, settings: AttentionSettings) {
       }),
     );
   };
-}
-
-/** The rows a rule shows on the page: the first SHOWN in the order of its list (losses: all of them). */
-function firstRows(rule: Rule, q: attention.AttentionQuery) {
-  if (rule.name === 'losses') return attention.losses(q);
-  const list = attention.ruleLists[rule.name];
-  const { sort, dir } = list.defaultSort;
-  return orderAll(list.columns(list.core(q), q), list.sorts[sort], dir, list.tieBreak).limit(SHOWN);
 }
 
 export function attentionHandlers({ pool, streamPool, streamLimit, settings }: AttentionDeps) {
@@ -277,20 +185,20 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
     const sections = await Promise.all(
       RULES.map(async (rule) => {
         const [[{ total }], rows] = await Promise.all([
-          queryRows<{ total: string }>(pool, toNative(attention.ruleCount(rule.name, q)), signal),
-          queryRows<Row>(pool, toNative(firstRows(rule, q)), signal),
+          queryRows<{ total: string }>(pool, toNative(ruleCount(rule, q)), signal),
+          queryRows<Row>(pool, toNative(firstRows(rule, q, SHOWN)), signal),
         ]);
-        const shownRows = rows.map((row) => (rule.name === 'losses' ? { ...row, href: lossesHref(row, asOf, settings) } : row));
+        const shownRows = rule.subject === '3pl' ? rows.map((row) => ({ ...row, href: rule.href(row, asOf, settings) })) : rows;
         const shown = shownCount(Number(total));
         const columns = ruleColumns(rule).filter((c) => c.only !== 'csv');
         return {
           ...rule,
           means: rule.means(settings),
           ...shown,
-          listed: rule.name === 'losses' ? shownRows.length : shown.total,
+          listed: rule.subject === '3pl' ? shownRows.length : shown.total,
           headers: columns.map((c) => ({ label: c.label, numeric: c.numeric })),
           rows: shownRows.map((row) => cellsOf(columns, row)),
-          listHref: rule.name === 'losses' ? undefined : links.attentionRule(rule.name, dayQuery),
+          listHref: rule.subject === '3pl' ? undefined : links.attentionRule(rule.name, dayQuery),
           handledHref: links.attentionHandled(rule.name),
           csvHref: links.attentionCsv(rule.name, dayQuery),
         };
@@ -314,21 +222,25 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
     );
   }
 
-  /** The losses rule's CSV (the rider rules' come from their lists). */
-  async function lossesCsv(req: Request, res: Response): Promise<void> {
-    const rule = ruleNamed('losses')!;
-    const { asOf: given, errors } = await valuesOf(req);
-    if (errors) throw new HttpError(400, `as_of ${errors.as_of?.join('; ')}`);
-    const { asOf } = await asOfDay(pool, res, given);
-    const query = attention.losses(queueQuery(given ?? null, settings, scopeOf(res)));
-    const { key, what } = sessionKey(req);
-    const columns = ruleColumns(rule)
-      .filter((c) => c.only !== 'table')
-      .map((c) => ({ label: c.label, text: (row: Row) => (c.key === 'company' ? String(row.company) : cellText(c, row)) }));
-    await streamLimit.run(key, what, () =>
-      streamCsv(streamPool, toNative(query), res, { filename: `attention-losses-${asOf}.csv`, columns }),
-    );
+  /** The CSV of a rule over 3PLs, all its rows (the rider rules' come from their lists). */
+  function companyCsv(rule: CompanyRule) {
+    return async (req: Request, res: Response): Promise<void> => {
+      const { asOf: given, errors } = await valuesOf(req);
+      if (errors) throw new HttpError(400, `as_of ${errors.as_of?.join('; ')}`);
+      const { asOf } = await asOfDay(pool, res, given);
+      const query = rule.rows(queueQuery(given ?? null, settings, scopeOf(res)));
+      const { key, what } = sessionKey(req);
+      const columns = ruleColumns(rule)
+        .filter((c) => c.only !== 'table')
+        .map((c) => ({ label: c.label, text: (row: Row) => cellText(c, row) }));
+      await streamLimit.run(key, what, () =>
+        streamCsv(streamPool, toNative(query), res, { filename: `attention-${rule.name}-${asOf}.csv`, columns }),
+      );
+    };
   }
 
-  return { page, lossesCsv };
+  /** Each rule over 3PLs' CSV, by its path. */
+  const companyCsvs = companyRules.map((rule) => ({ path: `/attention/${rule.name}.csv`, handler: companyCsv(rule) }));
+
+  return { page, companyCsvs };
 }

@@ -1,5 +1,6 @@
 // Geometry of the home page's small charts, drawn as SVG by the templates. Bars sit in table rows
 // (the labels and figures stay HTML text, readable at any width); the daily chart is one SVG.
+import { addDays } from '../filters/days';
 
 export interface BarRow {
   label: string;
@@ -65,12 +66,6 @@ export function dayChart(days: string[], counts: Map<string, { checks: number; p
     };
   });
   return { viewWidth: days.length * STEP, columns, max, total, from: days[0], to: days[days.length - 1] };
-}
-
-/** YYYY-MM-DD plus `n` calendar days (n may be negative). */
-export function addDays(day: string, n: number): string {
-  const [y, m, d] = day.split('-').map(Number);
-  return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
 }
 
 /** Every day from `from` to `to`, inclusive. */

@@ -6,14 +6,13 @@ import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import { MAX_BIGINT } from '../filters/define';
 import { HttpError } from '../http/errors';
-import * as attention from '../queries/attention';
-import * as handling from '../queries/handling';
+import * as handling from '../rules/handling';
 import { render, setNotice } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { links } from '../html/links';
 import { adminPathOrNone } from '../html/urls';
 import { isRealDay } from '../filters/validate';
-import { ruleNamed } from './attention';
+import { ruleEvidence, ruleNamed, type RegisteredRule as Rule } from '../rules';
 
 // Marking a row of "Needs attention" handled, undoing it, and a rule's handled rows. Only a signed-in
 // supervisor writes (the session's CSRF token on every form); what is written is the service's own
@@ -58,14 +57,14 @@ function supervisorOf(res: Response): { id: string } {
   return supervisor;
 }
 
-function ruleOf(req: Request): attention.RuleName {
+function ruleOf(req: Request): Rule {
   const rule = ruleNamed(String(req.params.rule));
   if (!rule) throw new HttpError(404, 'There is no such list of points to attend to.');
-  return rule.name;
+  return rule;
 }
 
 /** A form refused for its note or its day: the same form again, with what was typed and why it was refused. */
-async function retry(req: Request, res: Response, rule: attention.RuleName, mapped: Record<string, { msg: unknown }>): Promise<void> {
+async function retry(req: Request, res: Response, rule: Rule, mapped: Record<string, { msg: unknown }>): Promise<void> {
   const field = (name: string) => (typeof req.body?.[name] === 'string' ? (req.body[name] as string) : '');
   // A bad subject is no typing mistake (the form sets it): refused as before.
   if (mapped.subject) throw new HttpError(400, `The row was not marked handled: subject ${String(mapped.subject.msg)}.`);
@@ -74,11 +73,11 @@ async function retry(req: Request, res: Response, rule: attention.RuleName, mapp
     res,
     'handle-retry',
     {
-      title: `Not marked handled: ${ruleNamed(rule)!.title}`,
+      title: `Not marked handled: ${rule.title}`,
       section: 'attention',
       action: req.originalUrl,
       subject: field('subject'),
-      back: safeBack(req.body?.back, rule),
+      back: safeBack(req.body?.back, rule.name),
       note: field('note'),
       until: field('until'),
       errors,
@@ -108,21 +107,23 @@ export function handlingRouter({ pool, primary, protect, settings }: HandlingDep
     const { subject, note, until } = matchedData(req) as { subject: string; note: string; until?: string };
     const scope = scopeOf(res);
     const [found] = await queryRows(primary, toNative(handling.subjectInScope(rule, subject, scope)));
-    if (!found) throw new HttpError(404, rule === 'losses' ? 'There is no such 3PL.' : 'There is no such rider.');
+    if (!found) throw new HttpError(404, rule.subject === '3pl' ? 'There is no such 3PL.' : 'There is no such rider.');
     // What the rule shows for the subject now: the handling covers that evidence, and no newer.
     const q = { asOf: null, settings, scope };
-    const evidence = attention.ruleEvidence(rule, subject, q);
+    const evidence = ruleEvidence(rule, subject, q);
     const [written] = await queryRows(
       primary,
-      toNative(handling.insertHandling({ rule, subjectId: subject, evidence, note, until: until || null, supervisorId: supervisor.id })),
+      toNative(
+        handling.insertHandling({ rule: rule.name, subjectId: subject, evidence, note, until: until || null, supervisorId: supervisor.id }),
+      ),
     );
     if (!written) {
-      throw new HttpError(409, `${found.name} is not listed under “${ruleNamed(rule)!.title}” today: there is nothing to mark handled.`);
+      throw new HttpError(409, `${found.name} is not listed under “${rule.title}” today: there is nothing to mark handled.`);
     }
     setNotice(req, {
-      text: `Marked handled: ${found.name}, under “${ruleNamed(rule)!.title}”. Its note is on the rule’s handled rows, where Undo puts it back.`,
+      text: `Marked handled: ${found.name}, under “${rule.title}”. Its note is on the rule’s handled rows, where Undo puts it back.`,
     });
-    res.redirect(303, safeBack(req.body.back, rule));
+    res.redirect(303, safeBack(req.body.back, rule.name));
   });
 
   router.post('/attention/handled/:id/undo', ...guard, async (req: Request, res: Response) => {
@@ -143,7 +144,7 @@ export function handlingRouter({ pool, primary, protect, settings }: HandlingDep
     if (!rule) throw new HttpError(404, 'There is no such list of points to attend to.');
     const before = typeof req.query.before === 'string' && isId(req.query.before) ? req.query.before : undefined;
     if (req.query.before !== undefined && !before) throw new HttpError(400, 'before must be the ID of a handling.');
-    const rows = await queryRows<Record<string, string | null>>(pool, toNative(handling.handledOfRule(rule.name, scopeOf(res), before)));
+    const rows = await queryRows<Record<string, string | null>>(pool, toNative(handling.handledOfRule(rule, scopeOf(res), before)));
     const shown = rows.slice(0, handling.HANDLED_PAGE);
     const next = rows.length > handling.HANDLED_PAGE ? links.attentionHandled(rule.name, { before: String(shown.at(-1)!.id) }) : undefined;
     await render(res, 'attention-handled', {
@@ -152,7 +153,7 @@ export function handlingRouter({ pool, primary, protect, settings }: HandlingDep
       rule,
       rows: shown.map((row) => ({
         ...row,
-        subjectHref: rule.name === 'losses' ? undefined : links.rider(String(row.subject_id)),
+        subjectHref: rule.subject === '3pl' ? undefined : links.rider(String(row.subject_id)),
         undoHref: links.attentionUndo(String(row.id)),
       })),
       next,

@@ -3,8 +3,8 @@ import type { Knex } from 'knex';
 import { toNative } from '../db/knex';
 import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
-import * as handling from '../queries/handling';
-import { ruleNamed } from './attention';
+import * as handling from '../rules/handling';
+import { ruleNamed } from '../rules';
 import { clientSignal } from '../http/client-signal';
 import { defineParams } from '../filters/define';
 import { queryValidator } from '../filters/validate';
@@ -22,7 +22,7 @@ import type { Row } from './stream-csv';
 import { stringQuery } from '../html/urls';
 import { links } from '../html/links';
 import { validateOrRedraw } from '../html/validate-or-redraw';
-import { openPointsOf } from '../html/open-points';
+import { openPointsOf } from '../rules/open-points';
 import type { AttentionSettings } from '../config';
 
 // A rider's history is short in practice; the cap keeps one page bounded if it is not.

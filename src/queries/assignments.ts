@@ -143,7 +143,7 @@ const ELIGIBLE_AT = "a.assigned_at + p.exchange_after_days * interval '1 day'";
 /**
  * Adds to a builder from adminFiltered() the day each item becomes eligible for exchange and how many
  * days before today that was (`days_past`; 0 or less while not past): past it, as "Needs attention"
- * counts, when that day is before today (src/queries/attention.ts, overdueItems).
+ * counts, when that day is before today (src/rules/overdue-items.ts).
  */
 export function withExchangeDay(builder: Knex.QueryBuilder) {
   return builder.select(sql.raw(`${dayText(ELIGIBLE_AT)} AS eligible_on`), sql.raw(`(current_date - (${ELIGIBLE_AT})::date) AS days_past`));

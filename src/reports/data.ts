@@ -9,9 +9,9 @@ import * as patrolChecks from '../queries/patrol-checks';
 import * as productExchanges from '../queries/product-exchanges';
 import * as productReturns from '../queries/product-returns';
 import * as riderEquipment from '../queries/rider-equipment';
-import { byRider, openPointsOf, type OpenPoints, type Row } from '../html/open-points';
+import { byRider, openPointsOf, type OpenPoints, type Row } from '../rules/open-points';
 
-export type { Row } from '../html/open-points';
+export type { Row } from '../rules/open-points';
 
 /** Everything one rider's report prints: the header, the four sections and the totals line. */
 export interface RiderReport {
@@ -22,7 +22,7 @@ export interface RiderReport {
   exchanges: Row[];
   checks: Row[];
   totals: { held: number; assignments: number; returns: number; exchanges: number; checks: number; checksPassed: number };
-  /** What "Needs attention" says of this rider, as the rider's page shows it too (src/html/open-points.ts). */
+  /** What "Needs attention" says of this rider, as the rider's page shows it too (src/rules/open-points.ts). */
   openPoints: OpenPoints;
 }
 

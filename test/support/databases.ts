@@ -20,6 +20,8 @@ export function testDatabases() {
     attention: `rider_equipment_test_attention_${run}`,
     /** A copy of FIXTURE where supervisors mark rows of "Needs attention" handled (test/attention-handling.test.ts). */
     handling: `rider_equipment_test_handling_${run}`,
+    /** A copy of FIXTURE where each rule is handled and undone in turn (test/attention-rules.test.ts). */
+    rules: `rider_equipment_test_rules_${run}`,
     /**
      * A copy of FIXTURE for test/list-keys-kept.test.ts, whose rolled-back changes (truncates, riders
      * moved) would otherwise lock the rows test/attention-kept.test.ts changes on FIXTURE at the same time.
@@ -50,6 +52,7 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   fixture: 'fixture',
   attention: 'fixture',
   handling: 'fixture',
+  rules: 'fixture',
   listKeys: 'fixture',
   attentionQueue: 'fixture',
   demo: 'demo',

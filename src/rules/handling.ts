@@ -1,18 +1,18 @@
 import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyScope, type Scope } from '../filters/scope';
-import type { RuleName } from './attention';
 import { dayText } from '../wire/sql-fragments';
+import { COMPANY_RULE_NAMES, type Rule, type RuleName } from './index';
 
 // What supervisors record when they handle a row of "Needs attention" (access.attention_handled,
 // migration 014): the service's own data, written on the primary, never the domain tables. A
-// handling's subject is a rider, or a 3PL for "losses".
+// handling's subject is a rider, or a 3PL for a rule over 3PLs (its `subject`).
 
 const at = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD HH24:MI')`;
 
 /** The subject of a rule's handling in the scope: a rider (r) or a 3PL (c), with its name; no row when out of scope. */
-export function subjectInScope(rule: RuleName, subjectId: string, scope: Scope) {
-  if (rule === 'losses') {
+export function subjectInScope(rule: Rule, subjectId: string, scope: Scope) {
+  if (rule.subject === '3pl') {
     const builder = sql('companies as c').where('c.id', subjectId).select('c.id', 'c.name');
     return scope.company_id ? builder.where('c.id', scope.company_id) : builder;
   }
@@ -53,8 +53,8 @@ export function undoHandling(id: string, supervisorId: string, scope: Scope) {
   const inScope = sql('access.attention_handled as h').where('h.id', id).whereNull('h.undone_at').select('h.id');
   if (scope.company_id) {
     inScope.whereRaw(
-      `CASE WHEN h.rule = 'losses' THEN h.subject_id = ? ELSE EXISTS (SELECT 1 FROM riders r WHERE r.id = h.subject_id AND r.company_id = ?) END`,
-      [scope.company_id, scope.company_id],
+      `CASE WHEN h.rule = ANY (?) THEN h.subject_id = ? ELSE EXISTS (SELECT 1 FROM riders r WHERE r.id = h.subject_id AND r.company_id = ?) END`,
+      [[...COMPANY_RULE_NAMES], scope.company_id, scope.company_id],
     );
   }
   return sql('access.attention_handled')
@@ -89,14 +89,14 @@ export const HANDLED_PAGE = 50;
  * A rule's handlings not undone, newest first, in the scope, with the subject's name and 3PL: one
  * page of HANDLED_PAGE (+1, to tell whether there is another), from before `before` (an id) if given.
  */
-export function handledOfRule(rule: RuleName, scope: Scope, before?: string) {
+export function handledOfRule(rule: Rule, scope: Scope, before?: string) {
   const builder = withPeople(sql('access.attention_handled as h'))
-    .where('h.rule', rule)
+    .where('h.rule', rule.name)
     .whereNull('h.undone_at')
     .orderBy('h.id', 'desc')
     .limit(HANDLED_PAGE + 1);
   if (before) builder.where('h.id', '<', before);
-  if (rule === 'losses') {
+  if (rule.subject === '3pl') {
     builder.join('companies as c', 'c.id', 'h.subject_id').select('c.name as subject_name', 'c.name as company');
     if (scope.company_id) builder.where('c.id', scope.company_id);
     return builder;
@@ -112,6 +112,6 @@ export function handledOfRule(rule: RuleName, scope: Scope, before?: string) {
 export function riderHistory(riderId: string) {
   return withPeople(sql('access.attention_handled as h'))
     .where('h.subject_id', riderId)
-    .whereNot('h.rule', 'losses')
+    .whereNotIn('h.rule', [...COMPANY_RULE_NAMES])
     .orderBy('h.id', 'desc');
 }

@@ -1,0 +1,129 @@
+import type { Knex } from 'knex';
+import type { AttentionSettings } from '../config';
+import type { Scope } from '../filters/scope';
+import type { Dir, ListSort } from '../queries/keyset';
+
+// "Needs attention" is a set of rules, each one object made by defineRule() in a file of this folder
+// and listed once in ./index.ts. Everything else derives from that list: the rule names the database
+// accepts (a test holds them to migration 014's CHECK), the Needs attention page, each rider rule's
+// list and CSV, the home page's counts, handling and undo, the rider page's and the report's open
+// points, and the tests that run for every rule (describe.each). Adding a rule is one file here, one
+// line in ./index.ts and, if it keeps data, its migration: docs/DEVELOPMENT.md, "Adding a rule".
+
+export interface AttentionQuery {
+  /**
+   * YYYY-MM-DD; null: today in the session's time zone, read as now: the gaps between checks still
+   * open and the items riders hold now (their kept counts), each from an index in the list's order.
+   * A day given, even today's, is judged at its end from the history.
+   */
+  asOf: string | null;
+  settings: AttentionSettings;
+  scope: Scope;
+  /** Only these riders (a report's). */
+  riderIds?: readonly string[];
+  /**
+   * Leave out the rows supervisors marked handled (the work queue, its counts and CSV); a report and
+   * the rider page list every open point, handled or not.
+   */
+  hideHandled?: boolean;
+}
+
+/** A column of a rule's table and CSV: src/admin/attention.ts draws it with the list engine. */
+export interface RuleColumn {
+  key: string;
+  label: string;
+  numeric?: boolean;
+  nowrap?: boolean;
+  /** A value in the writer's own script (a name): shown with dir="auto". */
+  auto?: boolean;
+  /** Where the value links (src/html/links.ts), if anywhere. */
+  href?: (row: Record<string, unknown>) => string | undefined;
+  /** The sort of the rule's list this column's header orders by, and the direction of its first click. */
+  sort?: string;
+  firstDir?: Dir;
+  /** The cell's text when it is not the value itself. */
+  text?: (row: Record<string, unknown>) => string;
+  /** A badge's kind beside the text ("fail"). */
+  badge?: (row: Record<string, unknown>) => 'fail' | undefined;
+}
+
+/** A piece of an open point's sentence: plain words, or a value in the writer's own script (dir="auto"). */
+export type Words = Array<string | { auto: string }>;
+
+/** What a rule says of one rider on the rider page and the printable report. */
+export interface OpenPoint {
+  /** The rows of the riders asked for (q.riderIds), each with its rider_id, in the order shown. */
+  rows: (q: AttentionQuery) => Knex.QueryBuilder;
+  /** One row as a sentence. */
+  sentence: (row: Record<string, unknown>) => Words;
+}
+
+/**
+ * A rule over riders, as a list (src/admin/list-page.ts reads it like the other lists): its rows
+ * without columns, the columns over them, the sorts it offers, the row's id. `core` keeps only rows in
+ * the scope, of the riders asked for, and (with hideHandled) not handled.
+ */
+export interface RuleList {
+  core: (q: AttentionQuery) => Knex.QueryBuilder;
+  columns: (builder: Knex.QueryBuilder, q: AttentionQuery) => Knex.QueryBuilder;
+  sorts: Readonly<Record<string, ListSort>>;
+  defaultSort: { sort: string; dir: Dir };
+  /** The row's id (a rider, or an item of one). */
+  tieBreak: string;
+  /**
+   * The order of the rule's index (migration 014) that a capped count reads its rows in, so that it
+   * stops at its cap (docs/BENCHMARKS.md, "Rule counts in the index's order"); none where the planner's
+   * own order reads fewer rows.
+   */
+  countOrder?: string;
+}
+
+interface RuleWords<N extends string> {
+  /** The URL's and the database's name of the rule (access.attention_handled.rule). */
+  name: N;
+  title: string;
+  /** What the rule means, with the thresholds in force. */
+  means: (s: AttentionSettings) => string;
+  /** What its count counts (the home page). */
+  counted: string;
+  /** What one row is. */
+  noun: [singular: string, plural: string];
+  columns: RuleColumn[];
+  openPoint: OpenPoint;
+}
+
+/** A rule whose rows are riders (or items of riders): listed, paged and handled per rider. */
+export interface RiderRule<N extends string = string> extends RuleWords<N> {
+  subject: 'rider';
+  list: RuleList;
+  /**
+   * The column of `list.core`'s rows a handling covers up to: its newest value for the rider is what a
+   * handling recorded now covers, so newer evidence brings the rider back.
+   */
+  evidence: string;
+}
+
+/** A rule whose rows are 3PLs: all of them on the page, none paged. */
+export interface CompanyRule<N extends string = string> extends RuleWords<N> {
+  subject: '3pl';
+  /** Every row (hideHandled: not handled), each with company_id, company and `count`ed ones marked. */
+  rows: (q: AttentionQuery) => Knex.QueryBuilder;
+  /** The rows the rule's count counts, among `rows` (a boolean column). */
+  counts: string;
+  /** The newest evidence of the rule for one 3PL at the end of the as-of day: a scalar SQL expression of `company`. */
+  evidence: (company: string) => string;
+  /** `evidence`'s bindings after those of `company`. */
+  evidenceBindings: (q: Pick<AttentionQuery, 'asOf'>) => Array<string | null>;
+  /** A row's link (its `href`, for a column's): where what it counts is listed, for the as-of day. */
+  href: (row: Record<string, unknown>, asOf: string, s: AttentionSettings) => string;
+}
+
+export type Rule<N extends string = string> = RiderRule<N> | CompanyRule<N>;
+
+/** One rule: its subject, evidence, words, list or rows, and open point, each required by the type. */
+export function defineRule<const N extends string>(rule: RiderRule<N>): RiderRule<N>;
+export function defineRule<const N extends string>(rule: CompanyRule<N>): CompanyRule<N>;
+export function defineRule<const N extends string>(rule: Rule<N>): Rule<N> {
+  if (!/^[a-z]+(-[a-z]+)*$/.test(rule.name)) throw new Error(`A rule's name is lower-case words joined by "-": ${rule.name}`);
+  return rule;
+}
