@@ -254,3 +254,70 @@ describe('what is refused', () => {
     }
   });
 });
+
+describe('saves of one row at once', () => {
+  it('keeps one live handling of 20 saves at once; the 19 others say who handled it and keep their notes; one Undo restores the row', async () => {
+    const agents = await Promise.all([signIn('lead-a'), signIn('lead-b')]);
+    const [subject] = (await section(agents[0], 'overdue-items')).ids;
+    expect(subject).toBeDefined();
+    const tokens = await Promise.all(agents.map(async (agent) => csrfToken((await agent.get('/admin/attention').expect(200)).text)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        agents[i % 2]
+          .post('/admin/attention/overdue-items/handled')
+          .type('form')
+          .send({ _csrf: tokens[i % 2], subject, note: `Saved at once, number ${i}`, back: '/admin/attention#overdue-items' }),
+      ),
+    );
+    expect(answers.map((res) => res.status).sort()).toEqual([303, ...Array(19).fill(409)]);
+    const { rows: live } = await t.pool.query(
+      `SELECT h.note, s.username FROM access.attention_handled h JOIN access.supervisors s ON s.id = h.handled_by
+        WHERE rule = 'overdue-items' AND subject_id = $1 AND undone_at IS NULL AND superseded_at IS NULL`,
+      [subject],
+    );
+    expect(live).toHaveLength(1);
+    answers.forEach((res, i) => {
+      if (res.status !== 409) return;
+      expect(textOf(one(res.text, '.error-summary h2'))).toMatch(/^Nothing was saved: .+ was handled meanwhile$/);
+      expect(textOf(one(res.text, '.error-summary p'))).toContain(`${live[0].username} marked it handled on`);
+      expect(textOf(one(res.text, '.error-summary p'))).toContain(live[0].note);
+      expect(textOf(one(res.text, 'textarea#retry-note'))).toBe(`Saved at once, number ${i}`);
+    });
+    expect((await section(agents[0], 'overdue-items')).ids).not.toContain(subject);
+
+    const handled = (await agents[0].get('/admin/attention/overdue-items/handled').expect(200)).text;
+    const [{ id }] = (
+      await t.pool.query(
+        `SELECT id FROM access.attention_handled WHERE rule = 'overdue-items' AND subject_id = $1 AND undone_at IS NULL AND superseded_at IS NULL`,
+        [subject],
+      )
+    ).rows;
+    await agents[0]
+      .post(`/admin/attention/handled/${id}/undo`)
+      .type('form')
+      .send({ _csrf: csrfToken(handled) })
+      .expect(303);
+    expect((await section(agents[0], 'overdue-items')).ids).toContain(subject);
+  });
+
+  it('a new handling of a row that came back replaces the one before it, which stays in the history', async () => {
+    const { rows } = await t.pool.query(
+      `SELECT rule, subject_id, count(*) FILTER (WHERE undone_at IS NULL AND superseded_at IS NULL)::int AS live
+         FROM access.attention_handled GROUP BY 1, 2`,
+    );
+    for (const row of rows) expect(row.live).toBeLessThanOrEqual(1);
+    // Rider 105's first note (before a newer failed check brought the rider back) was replaced by the second.
+    const { rows: notes } = await t.pool.query(
+      `SELECT note, superseded_at IS NOT NULL AS superseded FROM access.attention_handled
+        WHERE rule = 'failing-checks' AND subject_id = 105 ORDER BY id`,
+    );
+    expect(notes.slice(0, 2)).toEqual([
+      { note: 'Called the 3PL: the sticker is on order.', superseded: true },
+      { note: 'Second note', superseded: false },
+    ]);
+    const a = await signIn('lead-a');
+    const history = textOf(one((await a.get('/admin/riders/105').expect(200)).text, 'section[aria-labelledby="history-title"]'));
+    expect(history).toContain('Called the 3PL: the sticker is on order.');
+    expect(history).toContain('Second note');
+  });
+});

@@ -63,8 +63,17 @@ function ruleOf(req: Request): Rule {
   return rule;
 }
 
-/** A form refused for its note or its day: the same form again, with what was typed and why it was refused. */
-async function retry(req: Request, res: Response, rule: Rule, mapped: Record<string, { msg: unknown }>): Promise<void> {
+/**
+ * A form refused for its note or its day, or because the row was handled meanwhile (`handledBy`): the
+ * same form again, with what was typed and why it was refused.
+ */
+async function retry(
+  req: Request,
+  res: Response,
+  rule: Rule,
+  mapped: Record<string, { msg: unknown }>,
+  handledBy?: Record<string, unknown>,
+): Promise<void> {
   const field = (name: string) => (typeof req.body?.[name] === 'string' ? (req.body[name] as string) : '');
   // A bad subject is no typing mistake (the form sets it): refused as before.
   if (mapped.subject) throw new HttpError(400, `The row was not marked handled: subject ${String(mapped.subject.msg)}.`);
@@ -81,10 +90,11 @@ async function retry(req: Request, res: Response, rule: Rule, mapped: Record<str
       note: field('note'),
       until: field('until'),
       errors,
+      handledBy,
       // Loads the Calendar button of the "Until" field (partials/bottom).
       form: { fields: [{ control: 'date' }] },
     },
-    400,
+    handledBy ? 409 : 400,
   );
 }
 
@@ -118,6 +128,9 @@ export function handlingRouter({ pool, primary, protect, settings }: HandlingDep
       ),
     );
     if (!written) {
+      // Handled meanwhile (another tab, another supervisor): say by whom, and keep what was typed.
+      const [live] = await queryRows(primary, toNative(handling.liveHandling(rule.name, subject)));
+      if (live) return retry(req, res, rule, {}, { ...live, name: found.name });
       throw new HttpError(409, `${found.name} is not listed under “${rule.title}” today: there is nothing to mark handled.`);
     }
     setNotice(req, {

@@ -18,6 +18,7 @@ import * as riderNameKey from '../../db/migrations/20261125_016_rider_name_key';
 import * as keptRefreshSerialized from '../../db/migrations/20261126_017_kept_refresh_serialized';
 import * as keptChangeLog from '../../db/migrations/20261127_018_kept_change_log';
 import * as dropCompanyRiderIndexes from '../../db/migrations/20261127_019_drop_company_rider_indexes';
+import * as attentionHandledOneLive from '../../db/migrations/20261127_020_attention_handled_one_live';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -44,6 +45,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261126_017_kept_refresh_serialized', keptRefreshSerialized],
   ['20261127_018_kept_change_log', keptChangeLog],
   ['20261127_019_drop_company_rider_indexes', dropCompanyRiderIndexes],
+  ['20261127_020_attention_handled_one_live', attentionHandledOneLive],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */

@@ -30,27 +30,46 @@ export interface NewHandling {
 }
 
 /**
- * Records a handling of what the rule shows now, in one statement (the evidence read and written
- * in full precision, never through a JavaScript Date); no row when the subject is not listed.
+ * Records a handling of what the rule shows now, in one statement (the evidence read and written in
+ * full precision, never through a JavaScript Date). The subject's live handling, if it no longer hides
+ * the row (newer evidence, or its "until" day passed), is superseded first; one that still hides it
+ * makes this one store nothing (migration 020's index: at most one live handling per row, whoever
+ * saves at the same time). No row: the subject is not listed, or is handled already (handlingOf says
+ * by whom).
  */
 export function insertHandling(h: NewHandling) {
-  const row = sql
-    .from(h.evidence.as('e'))
-    .whereNotNull('e.evidence_at')
-    .select(
-      sql.raw('?::text', [h.rule]),
-      sql.raw('?::bigint', [h.subjectId]),
-      'e.evidence_at',
-      sql.raw('?::text', [h.note]),
-      sql.raw('?::date', [h.until]),
-      sql.raw('?::bigint', [h.supervisorId]),
-    );
-  return sql.into(sql.raw('access.attention_handled (rule, subject_id, evidence_at, note, until, handled_by)')).insert(row).returning('id');
+  return sql.raw(
+    `WITH e AS (?),
+     retired AS (
+       UPDATE access.attention_handled h SET superseded_at = now() FROM e
+        WHERE h.rule = ? AND h.subject_id = ? AND h.undone_at IS NULL AND h.superseded_at IS NULL AND e.evidence_at IS NOT NULL
+          AND NOT (h.evidence_at >= e.evidence_at AND (h.until IS NULL OR h.until >= current_date))
+       RETURNING h.id)
+     INSERT INTO access.attention_handled (rule, subject_id, evidence_at, note, until, handled_by)
+     SELECT ?::text, ?::bigint, e.evidence_at, ?::text, ?::date, ?::bigint
+       FROM e CROSS JOIN (SELECT count(*) FROM retired) AS r -- the old one retired before the new one is checked
+      WHERE e.evidence_at IS NOT NULL
+     ON CONFLICT (rule, subject_id) WHERE undone_at IS NULL AND superseded_at IS NULL DO NOTHING
+     RETURNING id`,
+    [h.evidence, h.rule, h.subjectId, h.rule, h.subjectId, h.note, h.until, h.supervisorId],
+  );
 }
 
-/** Marks one handling undone, when it is not yet and its subject is in the scope; returns its id and rule. */
+/** The subject's live handling of the rule (who, when, the note), if any. */
+export function liveHandling(rule: RuleName, subjectId: string) {
+  return withPeople(sql('access.attention_handled as h'))
+    .where({ 'h.rule': rule, 'h.subject_id': subjectId })
+    .whereNull('h.undone_at')
+    .whereNull('h.superseded_at');
+}
+
+/** Marks one live handling undone, when its subject is in the scope; returns its id and rule. */
 export function undoHandling(id: string, supervisorId: string, scope: Scope) {
-  const inScope = sql('access.attention_handled as h').where('h.id', id).whereNull('h.undone_at').select('h.id');
+  const inScope = sql('access.attention_handled as h')
+    .where('h.id', id)
+    .whereNull('h.undone_at')
+    .whereNull('h.superseded_at')
+    .select('h.id');
   if (scope.company_id) {
     inScope.whereRaw(
       `CASE WHEN h.rule = ANY (?) THEN h.subject_id = ? ELSE EXISTS (SELECT 1 FROM riders r WHERE r.id = h.subject_id AND r.company_id = ?) END`,
@@ -86,13 +105,14 @@ function withPeople(builder: Knex.QueryBuilder) {
 export const HANDLED_PAGE = 50;
 
 /**
- * A rule's handlings not undone, newest first, in the scope, with the subject's name and 3PL: one
+ * A rule's live handlings (neither undone nor superseded), newest first, in the scope, with the subject's name and 3PL: one
  * page of HANDLED_PAGE (+1, to tell whether there is another), from before `before` (an id) if given.
  */
 export function handledOfRule(rule: Rule, scope: Scope, before?: string) {
   const builder = withPeople(sql('access.attention_handled as h'))
     .where('h.rule', rule.name)
     .whereNull('h.undone_at')
+    .whereNull('h.superseded_at')
     .orderBy('h.id', 'desc')
     .limit(HANDLED_PAGE + 1);
   if (before) builder.where('h.id', '<', before);

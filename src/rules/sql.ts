@@ -28,9 +28,10 @@ export function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
 }
 
 /**
- * Leaves out a row handled by a supervisor (access.attention_handled, migration 014): one handling
- * of this rule and subject, not undone, recorded by the end of the as-of day, whose evidence is at
- * least as new as the row's and whose "until" day has not passed. One index probe per row.
+ * Leaves out a row handled by a supervisor (access.attention_handled, migrations 014 and 020): one
+ * handling of this rule and subject, not undone, recorded by the end of the as-of day and not
+ * superseded by then, whose evidence is at least as new as the row's and whose "until" day has not
+ * passed. One index probe per row.
  */
 export function unhandled(
   builder: Knex.QueryBuilder,
@@ -43,8 +44,9 @@ export function unhandled(
   if (!q.hideHandled) return builder;
   return builder.whereRaw(
     `NOT EXISTS (SELECT 1 FROM access.attention_handled h WHERE h.rule = ? AND h.subject_id = ${subject} AND h.undone_at IS NULL
-       AND h.evidence_at >= ${evidence} AND (h.until IS NULL OR h.until >= ${AS_OF}) AND h.handled_at < ${UNTIL})`,
-    [rule, ...evidenceBindings, q.asOf, q.asOf],
+       AND h.evidence_at >= ${evidence} AND (h.until IS NULL OR h.until >= ${AS_OF}) AND h.handled_at < ${UNTIL}
+       AND (h.superseded_at IS NULL OR h.superseded_at >= ${UNTIL}))`,
+    [rule, ...evidenceBindings, q.asOf, q.asOf, q.asOf],
   );
 }
 
