@@ -12,6 +12,7 @@ import { addAttentionRows, markHandled, signIn as signInAs, type Agent } from '.
 let t: TestApp;
 let today: string;
 let tomorrow: string;
+let dayAfter: string;
 const password = 'handling-pass-123';
 
 beforeAll(async () => {
@@ -21,9 +22,10 @@ beforeAll(async () => {
   await createSupervisor(t.pool, { username: 'swift-lead', password, company: 'Swift & Co' });
   await addAttentionRows(t);
   const { rows } = await t.pool.query(
-    `SELECT to_char(current_date, 'YYYY-MM-DD') AS today, to_char(current_date + 1, 'YYYY-MM-DD') AS tomorrow`,
+    `SELECT to_char(current_date, 'YYYY-MM-DD') AS today, to_char(current_date + 1, 'YYYY-MM-DD') AS tomorrow,
+            to_char(current_date + 2, 'YYYY-MM-DD') AS "dayAfter"`,
   );
-  ({ today, tomorrow } = rows[0]);
+  ({ today, tomorrow, dayAfter } = rows[0]);
 });
 afterAll(() => t.close());
 
@@ -135,11 +137,12 @@ describe('marking rows handled', () => {
   it('keeps a row off until its "until" day has passed', async () => {
     const a = await signIn('lead-a');
     expect((await section(a, 'unchecked')).ids).toContain('107');
-    expect((await markHandled(a, 'unchecked', '107', 'Patrol booked for tomorrow', today)).status).toBe(303);
+    expect((await markHandled(a, 'unchecked', '107', 'Patrol booked for tomorrow', tomorrow)).status).toBe(303);
     expect((await section(a, 'unchecked')).ids).not.toContain('107');
-    const { rows } = await section(a, 'unchecked', `?as_of=${tomorrow}`);
+    expect((await section(a, 'unchecked', `?as_of=${tomorrow}`)).ids).not.toContain('107');
+    const { rows } = await section(a, 'unchecked', `?as_of=${dayAfter}`);
     const row = rows.find((r) => r[0] === '107')!;
-    expect(row.at(-2)).toBe(`Patrol booked for tomorrow (lead-a, ${today}, until ${today})`);
+    expect(row.at(-2)).toBe(`Patrol booked for tomorrow (lead-a, ${today}, until ${tomorrow})`);
   });
 
   it('an item that passes its exchange day after the note brings the rider back', async () => {
@@ -251,6 +254,48 @@ describe('what is refused', () => {
       await request(open.app).post('/admin/attention/unchecked/handled').type('form').send({ subject: '101', note: 'x' }).expect(403);
     } finally {
       await open.close();
+    }
+  });
+});
+
+describe('notes as a person counts them', () => {
+  const arabic = 'ت'.repeat(1500);
+  const lines = Array.from({ length: 40 }, () => 'x'.repeat(49)).join('\r\n'); // 40 × 49 + 39 breaks = 1,999
+  it.each([
+    ['a note of 1,500 Arabic characters', arabic, 303, undefined],
+    ['2,000 characters with line breaks (each sent as CR LF)', `${lines}y`, 303, undefined],
+    ['2,001 characters', 'a'.repeat(2001), 400, 'must be at most 2,000 characters (a line break counts one); it has 2,001'],
+    ['a NUL byte', 'Called\u0000 the 3PL', 400, 'must not hold control characters'],
+    ['only invisible characters', '\u200B\u200B\u200B', 400, 'must hold visible words'],
+    ['only spaces and line breaks', '  \r\n  ', 400, 'is required: say what was done'],
+  ])('%s: %s', async (_what, note, status, message) => {
+    const a = await signIn('lead-b');
+    const subject = (await section(a, 'overdue-items')).ids[0];
+    const before = await handledCount();
+    const res = await markHandled(a, 'overdue-items', subject, note);
+    expect(res.status).toBe(status);
+    if (status === 303) {
+      const { rows } = await t.pool.query(`SELECT note, id FROM access.attention_handled ORDER BY id DESC LIMIT 1`);
+      expect(rows[0].note).toBe(note.replace(/\r\n/g, '\n'));
+      await t.pool.query(`UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE id = $1`, [rows[0].id]);
+      return;
+    }
+    expect(await handledCount()).toBe(before);
+    expect(textOf(one(res.text, '#retry-note-error'))).toContain(message!);
+    // What was typed comes back (its line breaks as the browser has them, the ends trimmed).
+    expect(one(res.text, 'textarea#retry-note').textContent).toBe(note.replace(/\r\n/g, '\n').trim());
+  });
+
+  it('refuses an "until" day that is not after today, with the note kept', async () => {
+    const a = await signIn('lead-b');
+    const subject = (await section(a, 'overdue-items')).ids[0];
+    for (const until of [today, '2020-01-01']) {
+      const res = await markHandled(a, 'overdue-items', subject, 'Back next week', until);
+      expect(res.status).toBe(400);
+      expect(textOf(one(res.text, '#retry-until-error'))).toBe(
+        `must be after today (${today}): the row comes back on the list the day after it`,
+      );
+      expect(textOf(one(res.text, 'textarea#retry-note'))).toBe('Back next week');
     }
   });
 });

@@ -26,6 +26,8 @@ export interface HandlingDeps {
   /** The CSRF check of the sign-in (absent without sign-in: then nothing can be marked). */
   protect?: RequestHandler;
   settings: AttentionSettings;
+  /** Today, YYYY-MM-DD, in the service's time zone: an "until" day must be after it. */
+  today: () => string;
 }
 
 /** Where a form returns: the page it was on, when that is an admin page; else the rule on Needs attention. */
@@ -33,22 +35,44 @@ const safeBack = (value: unknown, rule: string) => adminPathOrNone(value) ?? `${
 
 const isId = (value: string) => /^[0-9]{1,19}$/.test(value) && BigInt(value) <= MAX_BIGINT;
 
-const handleForm = [
+/** The longest note, in characters as a person counts them: a line break is one, whatever the script. */
+export const NOTE_MAX = 2000;
+/** Control characters (NUL and the like); a tab and line breaks are text. */
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/u;
+/** Something visible: not a space, a line break, nor an invisible format character (U+200B and the like). */
+const VISIBLE = /[^\s\p{Z}\p{Cf}\p{Cc}]/u;
+const characters = (text: string) => [...text].length;
+
+const handleForm = (today: () => string) => [
   body('subject').isString().custom(isId).withMessage('must be the ID of a listed row'),
   body('note')
     .isString()
     .withMessage('is required')
     .bail()
+    // A browser sends each line break as CR LF: one break, one character.
+    .customSanitizer((note: string) => note.replace(/\r\n?/g, '\n'))
     .trim()
     .notEmpty()
     .withMessage('is required: say what was done')
-    .isLength({ max: 2000 })
-    .withMessage('must be at most 2,000 characters'),
+    .bail()
+    .custom((note: string) => !CONTROL.test(note))
+    .withMessage('must not hold control characters (such as NUL, often pasted from another program): remove them and save again')
+    .bail()
+    .custom((note: string) => VISIBLE.test(note))
+    .withMessage('must hold visible words: it has only spaces or invisible characters')
+    .bail()
+    .custom((note: string) => characters(note) <= NOTE_MAX)
+    .withMessage(
+      (note: string) => `must be at most 2,000 characters (a line break counts one); it has ${characters(note).toLocaleString('en')}`,
+    ),
   body('until')
     .optional({ values: 'falsy' })
     .isString()
     .custom((v: string) => isRealDay(v))
-    .withMessage('must be a real calendar day written YYYY-MM-DD'),
+    .withMessage('must be a real calendar day written YYYY-MM-DD')
+    .bail()
+    .custom((v: string) => v > today())
+    .withMessage(() => `must be after today (${today()}): the row comes back on the list the day after it`),
 ];
 
 function supervisorOf(res: Response): { id: string } {
@@ -98,9 +122,10 @@ async function retry(
   );
 }
 
-export function handlingRouter({ pool, primary, protect, settings }: HandlingDeps) {
+export function handlingRouter({ pool, primary, protect, settings, today }: HandlingDeps) {
   const router = express.Router();
-  const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 });
+  // Room for a note of 2,000 characters of any script, percent-encoded (up to 12 bytes each).
+  const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 10 });
   const guard: RequestHandler[] = protect
     ? [form, protect]
     : [
@@ -109,7 +134,7 @@ export function handlingRouter({ pool, primary, protect, settings }: HandlingDep
         },
       ];
 
-  router.post('/attention/:rule/handled', ...guard, ...handleForm, async (req: Request, res: Response) => {
+  router.post('/attention/:rule/handled', ...guard, ...handleForm(today), async (req: Request, res: Response) => {
     const rule = ruleOf(req);
     const supervisor = supervisorOf(res);
     const errors = validationResult(req);

@@ -60,7 +60,7 @@ export function createAdminRouter({
   const attend = attentionHandlers({ pool, streamPool, streamLimit, settings: attention });
   router.get('/attention', attend.page);
   for (const { path, handler } of attend.companyCsvs) router.get(path, handler);
-  router.use(handlingRouter({ pool, primary: handling?.primary ?? pool, protect: handling?.protect, settings: attention }));
+  router.use(handlingRouter({ pool, primary: handling?.primary ?? pool, protect: handling?.protect, settings: attention, today }));
   for (const resource of [...allLists, ...ruleListResources(attention)]) {
     const handlers = listHandlers(resource, { pool, streamPool, streamLimit, choices, tabs: equipmentTabs, countCap: listCountCap, today });
     router.get(resource.path, handlers.page);
