@@ -38,6 +38,7 @@ const isId = (value: string) => /^[0-9]{1,19}$/.test(value) && BigInt(value) <= 
 /** The longest note, in characters as a person counts them: a line break is one, whatever the script. */
 export const NOTE_MAX = 2000;
 /** Control characters (NUL and the like); a tab and line breaks are text. */
+// eslint-disable-next-line no-control-regex -- finding them is the point
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/u;
 /** Something visible: not a space, a line break, nor an invisible format character (U+200B and the like). */
 const VISIBLE = /[^\s\p{Z}\p{Cf}\p{Cc}]/u;
