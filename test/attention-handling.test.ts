@@ -156,7 +156,8 @@ describe('marking rows handled', () => {
       .query(`INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type, deleted_at)
       VALUES (1130, 101, 10, 12, now() - interval '182 days', 1, 0, 'assign', NULL)`);
     await applied(t.pool);
-    expect(await overdue()).toEqual(['Helmet / L']);
+    // The rider is back as one row, with every item past its day: the new one and those the note covered.
+    expect(await overdue()).toEqual(['3 items: Helmet / L; Delivery Bag / Large Box; Helmet / L']);
   });
 
   it('handles a 3PL of the losses rule until a newer Lost or Accident exchange', async () => {

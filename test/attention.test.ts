@@ -64,14 +64,35 @@ describe('the rules, as of the end of one day', () => {
     expect(rows).toEqual([['105', 'Lee Park', 'swift & co', '2025-01-20', '2025-01-10', 'ID']]);
   });
 
-  it('items past their exchange day: held items whose product’s period has run out, longest overdue first', async () => {
+  it('items past their exchange day: riders holding items whose product’s period has run out, longest overdue first', async () => {
     const { rows } = section(await page(t.app), 'overdue-items');
-    expect(rows.map((row) => [row[0], row[3], row[5], row[6]])).toEqual([
-      ['104', 'Helmet / M', '2024-09-28', '125'],
-      ['101', 'Helmet / L', '2024-12-07', '55'],
-      ['105', 'Helmet / M', '2024-12-28', '34'],
-      ['9007199254740993', 'Helmet / L', '2025-01-28', '3'],
+    expect(rows.map((row) => [row[0], row[3], row[4], row[5]])).toEqual([
+      ['104', '1 item: Helmet / M', '2024-09-28', '125'],
+      ['101', '1 item: Helmet / L', '2024-12-07', '55'],
+      ['105', '1 item: Helmet / M', '2024-12-28', '34'],
+      ['9007199254740993', '1 item: Helmet / L', '2025-01-28', '3'],
     ]);
+  });
+
+  it('items past their exchange day: one row per rider, with each of the rider’s overdue items, on the demo', async () => {
+    const demo = testApp('demo');
+    try {
+      const counted = (
+        await demo.pool.query(
+          `SELECT k.rider_id::text AS rider, count(*)::int AS n, min(k.eligible_at) AS first FROM kept_assignment_days k
+          WHERE (k.deleted_at IS NULL OR k.deleted_at > k.eligible_at) AND k.eligible_at < current_date::timestamptz
+            AND (k.deleted_at IS NULL OR k.deleted_at >= (current_date + 1)::timestamptz)
+          GROUP BY 1 ORDER BY 3, 1`,
+        )
+      ).rows;
+      expect(counted.some((row) => row.n > 1)).toBe(true);
+      const csv = (await request(demo.app).get('/admin/attention/overdue-items.csv').expect(200)).text.trimEnd().split('\n').slice(1);
+      const listed = csv.map((line) => [line.split(',')[0], Number(/,"?(\d+) items?: /.exec(line)![1])]);
+      expect(new Set(listed.map(([rider]) => rider)).size).toBe(listed.length);
+      expect(Object.fromEntries(listed)).toEqual(Object.fromEntries(counted.map((row) => [row.rider, row.n])));
+    } finally {
+      await demo.close();
+    }
   });
 
   it('Lost and Accident by 3PL: the last 30 days against the usual rate', async () => {
@@ -191,7 +212,7 @@ describe('the lists as CSV, and the 3PL scope', () => {
     const res = await request(t.app).get(`/admin/attention/overdue-items.csv?as_of=${AS_OF}`).expect(200);
     expect(res.headers['content-disposition']).toBe(`attachment; filename="attention-overdue-items-${AS_OF}.csv"`);
     const lines = res.text.trimEnd().split('\n');
-    expect(lines[0]).toBe('\uFEFFRider ID,Rider,3PL,Item,Assigned,Exchange due,Days past,Handled before'); // with the BOM spreadsheets read as UTF-8
+    expect(lines[0]).toBe('\uFEFFRider ID,Rider,3PL,Items,Longest due since,Days past,Handled before'); // with the BOM spreadsheets read as UTF-8
     expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(['104', '101', '105', '9007199254740993']);
     await request(t.app).get('/admin/attention/nothing.csv').expect(404);
     await request(t.app).get('/admin/attention/unchecked.csv?as_of=2025-02-30').expect(400);

@@ -97,10 +97,10 @@ export interface RiderRule<N extends string = string> extends RuleWords<N> {
   subject: 'rider';
   list: RuleList;
   /**
-   * The column of `list.core`'s rows a handling covers up to: its newest value for the rider is what a
-   * handling recorded now covers, so newer evidence brings the rider back.
+   * What a handling covers up to, as SQL over `list.core`'s rows: its newest value for the rider is what
+   * a handling recorded now covers, so newer evidence brings the rider back.
    */
-  evidence: string;
+  evidence: (q: AttentionQuery) => Knex.Raw;
 }
 
 /** A rule whose rows are 3PLs: all of them on the page, none paged. */

@@ -64,7 +64,7 @@ export default defineRule({
     tieBreak: 'g.rider_id',
     countOrder: 'g.from_at DESC, g.rider_id DESC',
   },
-  evidence: 'g.from_at',
+  evidence: () => sql.raw('g.from_at'),
   openPoint: {
     rows: (q) => columns(core(q)).orderByRaw('g.from_at DESC, g.rider_id'),
     sentence: (row) => [

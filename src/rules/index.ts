@@ -53,7 +53,7 @@ export function ruleEvidence(rule: Rule, subjectId: string, q: Omit<AttentionQue
     return sql.select(sql.raw(`${rule.evidence('?::bigint')} AS evidence_at`, [subjectId, ...rule.evidenceBindings(q)]));
   return rule.list
     .core({ ...q, riderIds: [subjectId] })
-    .select(sql.raw(`max(${rule.evidence}) AS evidence_at`))
+    .select(sql.raw('max(?) AS evidence_at', [rule.evidence(q)]))
     .havingRaw('count(*) > 0');
 }
 

@@ -82,7 +82,7 @@ export default defineRule({
     // most of whom held nothing yet, so it reads several rows per row counted; the rider order the
     // planner picks reads fewer, as many at any fleet size (measured both ways: docs/BENCHMARKS.md).
   },
-  evidence: 'g.from_at',
+  evidence: () => sql.raw('g.from_at'),
   openPoint: {
     rows: (q) => columns(core(q), q).orderByRaw('g.from_at, g.rider_id'),
     sentence: (row) => [`Holds equipment and ${row.last_check ? `was last checked on ${row.last_check}` : 'has never been checked'}.`],
