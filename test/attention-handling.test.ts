@@ -5,7 +5,7 @@
 import request from 'supertest';
 import { createSupervisor } from '../src/auth/supervisors';
 import { testApp, testAppWithAuth, type TestApp } from './support/app';
-import { csrfToken, one, tableRows, textOf } from './support/html';
+import { csrfToken, one, parseHtml, tableRows, textOf } from './support/html';
 import { applied } from './support/rolled-back';
 import { addAttentionRows, markHandled, signIn as signInAs, type Agent } from './support/attention-scenario';
 
@@ -256,6 +256,29 @@ describe('what is refused', () => {
     } finally {
       await open.close();
     }
+  });
+});
+
+describe('after a Save', () => {
+  it('the page opens at the row after the one handled: each row has an id, each form the key of the row after it', async () => {
+    const a = await signIn('lead-b');
+    const html = (await a.get('/admin/attention').expect(200)).text;
+    const rows = parseHtml(html).querySelectorAll('section#unchecked tbody tr');
+    expect(rows.length).toBeGreaterThan(1);
+    const keys = rows.map((row) => row.getAttribute('id'));
+    expect(keys.every((key) => /^row-unchecked-\d+$/.test(key ?? ''))).toBe(true);
+    expect(rows[0].querySelector('input[name="next"]')!.getAttribute('value')).toBe(keys[1]!.replace(/^row-/, ''));
+    const subject = keys[0]!.replace(/^row-unchecked-/, '');
+    const res = await a
+      .post('/admin/attention/unchecked/handled')
+      .type('form')
+      .send({ _csrf: csrfToken(html), subject, note: 'Patrol booked', back: '/admin/attention', next: keys[1]!.replace(/^row-/, '') });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe(`/admin/attention#${keys[1]}`);
+    await t.pool.query(
+      `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND rule = 'unchecked' AND subject_id = $1`,
+      [subject],
+    );
   });
 });
 

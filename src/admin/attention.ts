@@ -27,7 +27,8 @@ import {
 } from '../rules';
 import { formModel } from './form';
 import type { ListColumn, ListResource, Values } from './list-page';
-import { cellText, cellsOf } from './list-page';
+import { cellText } from './list-page';
+import { rowsOf } from './list-table';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { streamCsv, type Row } from './stream-csv';
@@ -197,7 +198,7 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
           ...shown,
           listed: rule.subject === '3pl' ? shownRows.length : shown.total,
           headers: columns.map((c) => ({ label: c.label, numeric: c.numeric })),
-          rows: shownRows.map((row) => cellsOf(columns, row)),
+          rows: rowsOf(columns, shownRows),
           listHref: rule.subject === '3pl' ? undefined : links.attentionRule(rule.name, dayQuery),
           handledHref: links.attentionHandled(rule.name),
           csvHref: links.attentionCsv(rule.name, dayQuery),

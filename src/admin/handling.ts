@@ -162,7 +162,10 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
     setNotice(req, {
       text: `Marked handled: ${found.name}, under “${rule.title}”. Its note is on the rule’s handled rows, where Undo puts it back.`,
     });
-    res.redirect(303, safeBack(req.body.back, rule.name));
+    // Back at the row after the one handled (its key, as rowsOf gave it), not at the page's top.
+    const next = typeof req.body.next === 'string' && /^[a-z0-9-]{1,80}$/.test(req.body.next) ? req.body.next : undefined;
+    const back = safeBack(req.body.back, rule.name);
+    res.redirect(303, next && !back.includes('#') ? `${back}#row-${next}` : back);
   });
 
   router.post('/attention/handled/:id/undo', ...guard, async (req: Request, res: Response) => {

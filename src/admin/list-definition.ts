@@ -43,6 +43,8 @@ export interface RowAction {
   url: string;
   subject: string;
   about: string;
+  /** The key of the row the page opens at after this one is saved (set by rowsOf). */
+  next?: string;
 }
 
 /** A list as its module writes it: `V` is what its builders take (ListValues of its filters, through defineList). */

@@ -18,7 +18,7 @@ import type { ListResource, Values } from './list-definition';
 import { listForm, loadChoices } from './list-form';
 import { pageOf, pagerOf, positionOf, type Position } from './list-pager';
 import { DEFAULT_PER_PAGE, LIST_PARAM_NAMES, PER_PAGE_CHOICES, POSITION_PARAM_NAMES } from './list-params';
-import { cellsOf, csvColumns, headersOf } from './list-table';
+import { csvColumns, headersOf, rowsOf } from './list-table';
 import { streamCsv, type Row } from './stream-csv';
 
 // The list engine: the HTML page and the CSV download of any list (list-definition.ts), both from the
@@ -126,7 +126,7 @@ function listModel(context: ListContext, req: Request, values: Values, read: Awa
     resetHref: path,
     filtered: Object.keys(filtersOnly).some((name) => filtersOnly[name] !== ''),
     headers: headersOf(shown, path, listSettings, sort, dir),
-    rows: rows.map((row) => cellsOf(shown, row)),
+    rows: rowsOf(shown, rows),
   };
 }
 

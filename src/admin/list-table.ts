@@ -30,6 +30,20 @@ export const cellsOf = (columns: readonly ListColumn[], row: Row) =>
     auto: column.auto,
   }));
 
+/**
+ * Rows' cells (cellsOf), each row's action told the key of the row after it (the one before, for the
+ * last): after a Save the page opens at that row, not at its top.
+ */
+export function rowsOf(columns: readonly ListColumn[], rows: readonly Row[]) {
+  const drawn = rows.map((row) => cellsOf(columns, row));
+  const keyOf = (cells: ReturnType<typeof cellsOf> | undefined) => cells?.find((cell) => cell.action)?.action?.key;
+  drawn.forEach((cells, i) => {
+    const action = cells.find((cell) => cell.action)?.action;
+    if (action) action.next = keyOf(drawn[i + 1]) ?? keyOf(drawn[i - 1]);
+  });
+  return drawn;
+}
+
 /** The table's header cells: a sortable column links to its order (reversed when it is the current one). */
 export function headersOf(columns: readonly ListColumn[], path: string, listSettings: Query, sort: string, dir: Dir) {
   return columns.map((column) => {
