@@ -390,3 +390,95 @@ describe('saves of one row at once', () => {
     expect(history).toContain('Second note');
   });
 });
+
+describe('handling many at once', () => {
+  /** The rule list's rows (rider ids) and the page's batch form token. */
+  async function listed(agent: Agent, query = '') {
+    const html = (await agent.get(`/admin/attention/unchecked${query}`).expect(200)).text;
+    const ids = tableRows(html).map((row) => row[1]);
+    return { html, ids };
+  }
+  const batch = (agent: Agent, html: string, fields: Record<string, string | string[]>) =>
+    agent
+      .post('/admin/attention/unchecked/batch')
+      .type('form')
+      .send({ _csrf: csrfToken(html), back: '/admin/attention/unchecked', ...fields });
+  const undoAll = () =>
+    t.pool.query(
+      `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND superseded_at IS NULL AND rule = 'unchecked'`,
+    );
+
+  it('ticked rows: a confirmation names the count, the rows leave with one note, and one Undo brings them all back', async () => {
+    await undoAll();
+    const a = await signIn('lead-a');
+    const { html, ids } = await listed(a);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    const page = parseHtml(html);
+    expect(page.querySelector('form#batch-form')).not.toBeNull();
+    expect(
+      page.querySelectorAll('input[type="checkbox"][form="batch-form"][name="subjects"]').map((box) => box.getAttribute('value')),
+    ).toEqual(ids);
+    const ticked = ids.slice(0, 2);
+
+    const confirm = await batch(a, html, { which: 'ticked', subjects: ticked, note: 'Patrols booked for both' });
+    expect(confirm.status).toBe(200);
+    expect(textOf(one(confirm.text, '.confirm-box'))).toMatch(
+      /^Mark 2 riders of “Riders not checked lately” handled, with the note below\?/,
+    );
+    const before = await handledCount();
+    const done = await batch(a, confirm.text, { which: 'ticked', subjects: ticked, note: 'Patrols booked for both', confirm: 'yes' });
+    expect(done.status).toBe(303);
+    expect(await handledCount()).toBe(before + 2);
+    const after = await listed(a);
+    expect(after.ids).not.toContain(ticked[0]);
+    expect(after.ids).not.toContain(ticked[1]);
+    expect(after.ids).toEqual(ids.slice(2));
+    expect(textOf(one(after.html, 'p[role="status"]'))).toMatch(/^Marked handled: 2 rows of “Riders not checked lately”, with one note\./);
+
+    const handled = (await a.get('/admin/attention/unchecked/handled').expect(200)).text;
+    const item = one(handled, 'ul.batches li');
+    expect(textOf(item)).toContain('2 rows by lead-a');
+    const undo = item.querySelector('form')!.getAttribute('action')!;
+    await a
+      .post(undo)
+      .type('form')
+      .send({ _csrf: csrfToken(handled) })
+      .expect(303);
+    expect((await listed(a)).ids).toEqual(ids);
+    await a
+      .post(undo)
+      .type('form')
+      .send({ _csrf: csrfToken(handled) })
+      .expect(404);
+  });
+
+  it('all the rows a filter selects, and only those; the rows of other 3PLs stay', async () => {
+    await undoAll();
+    const a = await signIn('lead-a');
+    const all = await listed(a);
+    const swift = await listed(a, '?3pl=Swift+%26+Co');
+    expect(swift.ids.length).toBeGreaterThan(0);
+    expect(swift.ids.length).toBeLessThan(all.ids.length);
+    const confirm = await batch(a, swift.html, { which: 'all', '3pl': 'Swift & Co', note: 'Whole 3PL called' });
+    expect(textOf(one(confirm.text, '.confirm-box'))).toContain(`Mark ${swift.ids.length} ${swift.ids.length === 1 ? 'rider' : 'riders'}`);
+    expect(textOf(one(confirm.text, '.confirm-box'))).toContain('(3PL: Swift & Co)');
+    await batch(a, confirm.text, { which: 'all', '3pl': 'Swift & Co', note: 'Whole 3PL called', confirm: 'yes' }).expect(303);
+    expect((await listed(a, '?3pl=Swift+%26+Co')).ids).toEqual([]);
+    expect((await listed(a)).ids).toEqual(all.ids.filter((id) => !swift.ids.includes(id)));
+    await undoAll();
+  });
+
+  it('refuses a batch with nothing ticked, or a bad note, and keeps what was typed', async () => {
+    const a = await signIn('lead-a');
+    const { html } = await listed(a);
+    const before = await handledCount();
+    const none = await batch(a, html, { which: 'ticked', note: 'For nobody' });
+    expect(none.status).toBe(400);
+    expect(textOf(one(none.text, '.error-summary'))).toContain('Which rows: tick at least one row');
+    expect(textOf(one(none.text, 'textarea#batch-note'))).toBe('For nobody');
+    const empty = await batch(a, html, { which: 'all', note: '\u200B' });
+    expect(empty.status).toBe(400);
+    expect(textOf(one(empty.text, '#batch-note-error'))).toContain('must hold visible words');
+    expect(await handledCount()).toBe(before);
+  });
+});

@@ -26,6 +26,7 @@ describe('the demo seed writes exactly the recorded data', () => {
   it('for the default demo with the fixed anchor', async () => {
     expect(await digestsOf('default', { ...DEFAULT_DEMO, anchor: DEMO_ANCHOR })).toEqual({
       'access.api_tokens': EMPTY,
+      'access.attention_batches': EMPTY,
       'access.attention_handled': EMPTY,
       'access.rate_limits': EMPTY,
       'access.sessions': EMPTY,
@@ -61,7 +62,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '6309b642cc9c61ffa3e1d6983a2e339e2521074920f542cbd692b30845efccc3',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': '7cfa53b2e5bb91486298916321f07fc0461679dcb04e82d3d6ff64eb90bff14c',
-      sequences: '9350a181b0cbb9b08ae84a485ad49b7251adbb068d5776994dd0561795e87e4c',
+      sequences: '74c7182338469909497edcb775b37a1a27ebdfaa24e868a769f14662e6ac6aed',
     });
   });
 
@@ -69,6 +70,7 @@ describe('the demo seed writes exactly the recorded data', () => {
   it('for 4,000 riders of seed 7', async () => {
     expect(await digestsOf('large', { riders: 4000, seed: 7 })).toEqual({
       'access.api_tokens': EMPTY,
+      'access.attention_batches': EMPTY,
       'access.attention_handled': EMPTY,
       'access.rate_limits': EMPTY,
       'access.sessions': EMPTY,
@@ -104,7 +106,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '34101622d4bd75edec39b8548f03d27bd335601e77dcd62700017910c02572ec',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'bde2dfb457a2d60eedc5bdd8c153f03f6dad592890332d78efd9cfe354e5e2b7',
-      sequences: '9350a181b0cbb9b08ae84a485ad49b7251adbb068d5776994dd0561795e87e4c',
+      sequences: '74c7182338469909497edcb775b37a1a27ebdfaa24e868a769f14662e6ac6aed',
     });
   });
 
@@ -112,6 +114,7 @@ describe('the demo seed writes exactly the recorded data', () => {
   it('for 40 riders of seed 3 ending at 2025-03-14 09:26 UTC', async () => {
     expect(await digestsOf('anchored', { riders: 40, seed: 3, anchor: Date.UTC(2025, 2, 14, 9, 26) })).toEqual({
       'access.api_tokens': EMPTY,
+      'access.attention_batches': EMPTY,
       'access.attention_handled': EMPTY,
       'access.rate_limits': EMPTY,
       'access.sessions': EMPTY,
@@ -147,7 +150,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': 'd6ffe318a9639c1f305f53b5cb24901eed8867a7d73e45443d974c03289760f2',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'a93ac7c637dc08a7eaea68a9590225990ece5fd4924dca6a59db847aa6e46702',
-      sequences: '9350a181b0cbb9b08ae84a485ad49b7251adbb068d5776994dd0561795e87e4c',
+      sequences: '74c7182338469909497edcb775b37a1a27ebdfaa24e868a769f14662e6ac6aed',
     });
   });
 });

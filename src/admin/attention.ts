@@ -70,6 +70,14 @@ const handle = (rule: Rule): ListColumn => ({
   },
 });
 
+/** The box that ticks a rider rule's row for its list's batch form (never in the CSV). */
+const pick: ListColumn = {
+  key: 'pick',
+  label: 'Pick',
+  only: 'table',
+  pick: (row) => ({ value: String(row.rider_id), about: String(row.rider_name) }),
+};
+
 /** A rule's column as the list engine draws it. */
 const listColumn = ({ href, ...column }: RuleColumn): ListColumn => ({ ...column, ...(href ? { href: (row: Row) => href(row) } : {}) });
 
@@ -115,7 +123,8 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
       filtered: (values) => applyFilters(list.core(query(values)), ruleParams, values),
       columns: (builder, values) => list.columns(builder, query(values)),
       csvName: (values) => `attention-${rule.name}-${values.as_of ?? new Date().toISOString().slice(0, 10)}`,
-      table: ruleColumns(rule),
+      batch: links.attentionBatch(rule.name),
+      table: [pick, ...ruleColumns(rule)],
     };
   });
 }

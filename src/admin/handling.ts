@@ -44,8 +44,8 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/u;
 const VISIBLE = /[^\s\p{Z}\p{Cf}\p{Cc}]/u;
 const characters = (text: string) => [...text].length;
 
-const handleForm = (today: () => string) => [
-  body('subject').isString().custom(isId).withMessage('must be the ID of a listed row'),
+/** The note and the "until" day, as one row's form and a batch's form check them. */
+const noteChecks = (today: () => string) => [
   body('note')
     .isString()
     .withMessage('is required')
@@ -74,6 +74,24 @@ const handleForm = (today: () => string) => [
     .bail()
     .custom((v: string) => v > today())
     .withMessage(() => `must be after today (${today()}): the row comes back on the list the day after it`),
+];
+
+const handleForm = (today: () => string) => [
+  body('subject').isString().custom(isId).withMessage('must be the ID of a listed row'),
+  ...noteChecks(today),
+];
+
+/** The most rows one can tick on a page (the lists' largest page). */
+const TICKED_MAX = 500;
+
+const batchForm = (today: () => string) => [
+  body('which').isIn(['ticked', 'all']).withMessage('must say which rows: those ticked, or all the filters select'),
+  body('subjects')
+    .customSanitizer((v: unknown) => (v === undefined ? [] : Array.isArray(v) ? v : [v]))
+    .custom((v: unknown[]) => v.length <= TICKED_MAX && v.every((id) => typeof id === 'string' && isId(id)))
+    .withMessage('must be the IDs of listed rows'),
+  body('3pl').optional({ values: 'falsy' }).isString().isLength({ max: 255 }).withMessage('must be a 3PL’s name'),
+  ...noteChecks(today),
 ];
 
 function supervisorOf(res: Response): { id: string } {
@@ -168,6 +186,93 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
     res.redirect(303, next && !back.includes('#') ? `${back}#row-${next}` : back);
   });
 
+  const batchGuard: RequestHandler[] = protect
+    ? [express.urlencoded({ extended: false, limit: '64kb', parameterLimit: TICKED_MAX + 10 }), protect]
+    : guard;
+
+  router.post('/attention/:rule/batch', ...batchGuard, ...batchForm(today), async (req: Request, res: Response) => {
+    const rule = ruleOf(req);
+    if (rule.subject !== 'rider') throw new HttpError(404, 'The rows of this rule are handled one by one.');
+    const supervisor = supervisorOf(res);
+    const fields = matchedData(req, { onlyValidData: false }) as {
+      which?: string;
+      subjects: string[];
+      '3pl'?: string;
+      note?: string;
+      until?: string;
+    };
+    const back = safeBack(req.body?.back, rule.name);
+    const company = fields['3pl'] || undefined;
+    const view = {
+      rule,
+      back,
+      which: fields.which,
+      subjects: fields.subjects ?? [],
+      company,
+      note: fields.note ?? '',
+      until: fields.until ?? '',
+    };
+    const errors: Record<string, string> = Object.fromEntries(
+      Object.entries(validationResult(req).mapped()).map(([k, e]) => [k, String(e.msg)]),
+    );
+    if (!errors.which && fields.which === 'ticked' && view.subjects.length === 0)
+      errors.which = 'tick at least one row, or choose all the rows the filters select';
+    const draw = (status: number, extra: Record<string, unknown>) =>
+      render(
+        res,
+        'attention-batch',
+        {
+          title: `Mark handled: ${rule.title}`,
+          section: 'attention',
+          action: req.originalUrl,
+          ...view,
+          ...extra,
+          form: { fields: [{ control: 'date' }] },
+        },
+        status,
+      );
+    if (Object.keys(errors).length) return draw(400, { errors });
+
+    const q = { asOf: null, settings, scope: scopeOf(res), riderIds: fields.which === 'ticked' ? view.subjects : undefined };
+    const [{ total }] = await queryRows<{ total: string }>(primary, toNative(handling.batchCount(rule, q, company)));
+    const count = Number(total);
+    if (count > handling.BATCH_MAX) {
+      return draw(400, {
+        errors: {
+          which: `selects more than ${handling.BATCH_MAX.toLocaleString('en')} rows: narrow the filters (by 3PL, say) and try again`,
+        },
+      });
+    }
+    if (count === 0) return draw(409, { errors: { which: 'selects no row listed now: they were handled meanwhile, or left the list' } });
+    if (req.body.confirm !== 'yes') return draw(200, { errors: {}, confirm: count });
+
+    const [batch] = await queryRows<{ id: string; rows: string }>(
+      primary,
+      toNative(handling.insertBatch({ rule, q, company, note: fields.note!, until: fields.until || null, supervisorId: supervisor.id })),
+    );
+    const rows = Number(batch.rows);
+    const left = count - rows;
+    setNotice(req, {
+      text: `Marked handled: ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} of “${rule.title}”, with one note${left > 0 ? `; ${left.toLocaleString('en')} handled meanwhile by someone else were left as they were` : ''}. The rule’s handled rows have Undo for the whole batch.`,
+    });
+    res.redirect(303, back);
+  });
+
+  router.post('/attention/batches/:id/undo', ...guard, async (req: Request, res: Response) => {
+    const supervisor = supervisorOf(res);
+    const id = String(req.params.id);
+    if (!isId(id)) throw new HttpError(404, 'There is no such batch.');
+    const [undone] = await queryRows<{ id: string; rule: string; undone: number }>(
+      primary,
+      toNative(handling.undoBatch(id, supervisor.id, scopeOf(res))),
+    );
+    if (!undone) throw new HttpError(404, 'There is no such batch, or its rows were undone already.');
+    setNotice(req, {
+      text: `Undone: ${undone.undone.toLocaleString('en')} ${undone.undone === 1 ? 'row is' : 'rows are'} back on “${ruleNamed(undone.rule)?.title ?? undone.rule}”.`,
+    });
+    res.redirect(303, safeBack(req.body.back, undone.rule));
+  });
+
   router.post('/attention/handled/:id/undo', ...guard, async (req: Request, res: Response) => {
     const supervisor = supervisorOf(res);
     const id = String(req.params.id);
@@ -186,7 +291,10 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
     if (!rule) throw new HttpError(404, 'There is no such list of points to attend to.');
     const before = typeof req.query.before === 'string' && isId(req.query.before) ? req.query.before : undefined;
     if (req.query.before !== undefined && !before) throw new HttpError(400, 'before must be the ID of a handling.');
-    const rows = await queryRows<Record<string, string | null>>(pool, toNative(handling.handledOfRule(rule, scopeOf(res), before)));
+    const [rows, batches] = await Promise.all([
+      queryRows<Record<string, string | null>>(pool, toNative(handling.handledOfRule(rule, scopeOf(res), before))),
+      before ? Promise.resolve([]) : queryRows<Record<string, string | null>>(pool, toNative(handling.batchesOfRule(rule, scopeOf(res)))),
+    ]);
     const shown = rows.slice(0, handling.HANDLED_PAGE);
     const next = rows.length > handling.HANDLED_PAGE ? links.attentionHandled(rule.name, { before: String(shown.at(-1)!.id) }) : undefined;
     await render(res, 'attention-handled', {
@@ -198,6 +306,7 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
         subjectHref: rule.subject === '3pl' ? undefined : links.rider(String(row.subject_id)),
         undoHref: links.attentionUndo(String(row.id)),
       })),
+      batches: batches.map((batch) => ({ ...batch, undoHref: links.attentionBatchUndo(String(batch.id)) })),
       next,
       first: before ? links.attentionHandled(rule.name) : undefined,
       back: req.originalUrl,

@@ -35,6 +35,8 @@ export interface ListColumn {
   only?: 'table' | 'csv';
   /** A form the row's cell holds ("Mark handled"): where it posts, the row's subject, whom it is about. */
   action?: (row: Row) => RowAction | undefined;
+  /** A box to tick the row for the list's batch form (its `batch`): the value it sends, and whom it is about. */
+  pick?: (row: Row) => { value: string; about: string };
 }
 
 export interface RowAction {
@@ -52,6 +54,8 @@ interface ListShape<V> {
   path: string;
   /** Its filters also select riders for the batch report at /admin/reports. */
   printable?: boolean;
+  /** Where its rows, ticked or all the filters select, are marked handled at once (a rule's list). */
+  batch?: string;
   title: string;
   intro: string;
   section: string;

@@ -25,6 +25,7 @@ export const cellsOf = (columns: readonly ListColumn[], row: Row) =>
     badge: column.badge?.(row),
     items: column.items?.(row),
     action: column.action?.(row),
+    pick: column.pick?.(row),
     numeric: column.numeric,
     nowrap: column.nowrap,
     auto: column.auto,

@@ -19,6 +19,7 @@ import * as keptRefreshSerialized from '../../db/migrations/20261126_017_kept_re
 import * as keptChangeLog from '../../db/migrations/20261127_018_kept_change_log';
 import * as dropCompanyRiderIndexes from '../../db/migrations/20261127_019_drop_company_rider_indexes';
 import * as attentionHandledOneLive from '../../db/migrations/20261127_020_attention_handled_one_live';
+import * as attentionBatches from '../../db/migrations/20261127_021_attention_batches';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,6 +47,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261127_018_kept_change_log', keptChangeLog],
   ['20261127_019_drop_company_rider_indexes', dropCompanyRiderIndexes],
   ['20261127_020_attention_handled_one_live', attentionHandledOneLive],
+  ['20261127_021_attention_batches', attentionBatches],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */

@@ -70,6 +70,8 @@ export interface RuleList {
   defaultSort: { sort: string; dir: Dir };
   /** The row's id (a rider, or an item of one). */
   tieBreak: string;
+  /** The rider a row is about: what a handling of the row covers. */
+  subject: string;
   /**
    * The order of the rule's index (migration 014) that a capped count reads its rows in, so that it
    * stops at its cap (docs/BENCHMARKS.md, "Rule counts in the index's order"); none where the planner's

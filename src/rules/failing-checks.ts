@@ -62,6 +62,7 @@ export default defineRule({
     },
     defaultSort: { sort: 'last_check', dir: 'desc' },
     tieBreak: 'g.rider_id',
+    subject: 'g.rider_id',
     countOrder: 'g.from_at DESC, g.rider_id DESC',
   },
   evidence: () => sql.raw('g.from_at'),

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyScope, type Scope } from '../filters/scope';
 import { dayText } from '../wire/sql-fragments';
-import { COMPANY_RULE_NAMES, type Rule, type RuleName } from './index';
+import { cappedCount } from '../queries/keyset';
+import { COMPANY_RULE_NAMES, type AttentionQuery, type RiderRule, type Rule, type RuleName } from './index';
 
 // What supervisors record when they handle a row of "Needs attention" (access.attention_handled,
 // migration 014): the service's own data, written on the primary, never the domain tables. A
@@ -53,6 +54,117 @@ export function insertHandling(h: NewHandling) {
      RETURNING id`,
     [h.evidence, h.rule, h.subjectId, h.rule, h.subjectId, h.note, h.until, h.supervisorId],
   );
+}
+
+/** The most rows one batch may cover: a batch past it is refused with a word to narrow the filters. */
+export const BATCH_MAX = 10_000;
+
+/** The subjects and evidence of a rider rule's listed rows (hideHandled), as a batch covers them. */
+function picked(rule: RiderRule, q: AttentionQuery, company?: string) {
+  const rows = rule.list
+    .core({ ...q, hideHandled: true })
+    .select(sql.raw(`${rule.list.subject} AS subject`), sql.raw('? AS evidence', [rule.evidence(q)]));
+  return company ? rows.where('c.name', company) : rows;
+}
+
+/** How many rows a batch would cover, up to BATCH_MAX + 1. */
+export function batchCount(rule: RiderRule, q: AttentionQuery, company?: string) {
+  return cappedCount(
+    rule.list.core({ ...q, hideHandled: true }).modify((b) => (company ? b.where('c.name', company) : b)),
+    BATCH_MAX,
+  );
+}
+
+export interface NewBatch {
+  rule: RiderRule;
+  /** Today's rows of the scope; `riderIds`: only those ticked. */
+  q: AttentionQuery;
+  /** Only this 3PL's rows (the list's filter), by name. */
+  company?: string;
+  note: string;
+  until: string | null;
+  supervisorId: string;
+}
+
+/**
+ * Records a batch in one statement: a handling of each listed row (superseding a live one that no
+ * longer hides its row, as insertHandling does; a row handled meanwhile is left out), then the batch
+ * with how many it covered. Returns the batch's id and rows.
+ */
+export function insertBatch(b: NewBatch) {
+  const name = b.rule.name;
+  return sql.raw(
+    `WITH b AS (SELECT nextval(pg_get_serial_sequence('access.attention_batches', 'id')) AS id),
+     picked AS (SELECT DISTINCT ON (subject) subject, evidence FROM (?) s WHERE evidence IS NOT NULL ORDER BY subject, evidence DESC),
+     retired AS (
+       UPDATE access.attention_handled h SET superseded_at = now() FROM picked p
+        WHERE h.rule = ? AND h.subject_id = p.subject AND h.undone_at IS NULL AND h.superseded_at IS NULL
+          AND NOT (h.evidence_at >= p.evidence AND (h.until IS NULL OR h.until >= current_date))
+       RETURNING h.id),
+     ins AS (
+       INSERT INTO access.attention_handled (rule, subject_id, evidence_at, note, until, handled_by, batch_id)
+       SELECT ?::text, p.subject, p.evidence, ?::text, ?::date, ?::bigint, b.id
+         FROM picked p CROSS JOIN b CROSS JOIN (SELECT count(*) FROM retired) AS r -- the old ones retired first
+       ON CONFLICT (rule, subject_id) WHERE undone_at IS NULL AND superseded_at IS NULL DO NOTHING
+       RETURNING 1)
+     INSERT INTO access.attention_batches (id, rule, note, until, handled_by, rows) OVERRIDING SYSTEM VALUE
+     SELECT b.id, ?::text, ?::text, ?::date, ?::bigint, (SELECT count(*) FROM ins) FROM b
+     RETURNING id, rows`,
+    [picked(b.rule, b.q, b.company), name, name, b.note, b.until, b.supervisorId, name, b.note, b.until, b.supervisorId],
+  );
+}
+
+/**
+ * Undoes a batch's handlings that are still live and in the scope, and marks the batch undone once
+ * none is left; returns the batch's id, rule and how many were undone (no row: no such batch, or undone).
+ */
+export function undoBatch(id: string, supervisorId: string, scope: Scope) {
+  const inScope = scope.company_id ? `AND EXISTS (SELECT 1 FROM riders r WHERE r.id = h.subject_id AND r.company_id = ${'?'})` : '';
+  return sql.raw(
+    `WITH u AS (
+       UPDATE access.attention_handled h SET undone_at = now(), undone_by = ?
+        WHERE h.batch_id = ? AND h.undone_at IS NULL AND h.superseded_at IS NULL ${inScope}
+       RETURNING h.id),
+     left_live AS (
+       SELECT count(*) AS n FROM access.attention_handled h
+        WHERE h.batch_id = ? AND h.undone_at IS NULL AND h.superseded_at IS NULL AND h.id NOT IN (SELECT id FROM u)),
+     done AS (
+       UPDATE access.attention_batches SET undone_at = now(), undone_by = ?
+        WHERE id = ? AND undone_at IS NULL AND (SELECT n FROM left_live) = 0
+       RETURNING id)
+     SELECT b.id, b.rule, (SELECT count(*) FROM u)::int AS undone FROM access.attention_batches b
+      WHERE b.id = ? AND b.undone_at IS NULL AND (SELECT count(*) FROM u) > 0`,
+    [supervisorId, id, ...(scope.company_id ? [scope.company_id] : []), id, supervisorId, id, id],
+  );
+}
+
+/** A rule's batches with handlings still live in the scope, newest first (at most 20): who, when, the note, how many. */
+export function batchesOfRule(rule: Rule, scope: Scope) {
+  const live = sql('access.attention_handled as h')
+    .whereRaw('h.batch_id = b.id')
+    .whereNull('h.undone_at')
+    .whereNull('h.superseded_at')
+    .modify((q) => {
+      if (scope.company_id)
+        q.whereExists(sql('riders as r').whereRaw('r.id = h.subject_id').where('r.company_id', scope.company_id).select(sql.raw('1')));
+    })
+    .count();
+  return sql('access.attention_batches as b')
+    .join('access.supervisors as s', 's.id', 'b.handled_by')
+    .where('b.rule', rule.name)
+    .whereNull('b.undone_at')
+    .select(
+      'b.id',
+      'b.note',
+      'b.rows',
+      's.username as handled_by',
+      sql.raw(`${at('b.handled_at')} AS handled_at`),
+      sql.raw(`${dayText('b.until')} AS until`),
+    )
+    .select(sql.raw('(?)::int AS live', [live]))
+    .whereRaw('(?) > 0', [live])
+    .orderBy('b.id', 'desc')
+    .limit(20);
 }
 
 /** The subject's live handling of the rule (who, when, the note), if any. */

@@ -112,6 +112,7 @@ export default defineRule({
     sorts: { exchange_day: { keys: [timeKey('k.eligible_at')] } },
     defaultSort: { sort: 'exchange_day', dir: 'asc' },
     tieBreak: 'k.assignment_id',
+    subject: 'k.rider_id',
     countOrder: 'k.eligible_at, k.assignment_id',
   },
   evidence: (q) => newestDue(q),

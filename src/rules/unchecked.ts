@@ -78,6 +78,7 @@ export default defineRule({
     sorts: { last_check: { keys: [timeKey('g.from_at')] } },
     defaultSort: { sort: 'last_check', dir: 'asc' },
     tieBreak: 'g.rider_id',
+    subject: 'g.rider_id',
     // None: in the index's order a past day's count first reads the riders never checked by then,
     // most of whom held nothing yet, so it reads several rows per row counted; the rider order the
     // planner picks reads fewer, as many at any fleet size (measured both ways: docs/BENCHMARKS.md).
