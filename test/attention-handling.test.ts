@@ -482,3 +482,86 @@ describe('handling many at once', () => {
     expect(await handledCount()).toBe(before);
   });
 });
+
+describe('giving rows to a supervisor', () => {
+  const list = async (agent: Agent, query = '') => {
+    const html = (await agent.get(`/admin/attention/unchecked${query}`).expect(200)).text;
+    const header = parseHtml(html)
+      .querySelectorAll('table.list thead th')
+      .map((th) => textOf(th));
+    const at = header.indexOf('Assigned to');
+    return { html, rows: tableRows(html).map((row) => ({ id: row[1], owner: row[at] })) };
+  };
+  const give = (agent: Agent, html: string, fields: Record<string, string | string[]>) =>
+    agent
+      .post('/admin/attention/unchecked/assign')
+      .type('form')
+      .send({ _csrf: csrfToken(html), back: '/admin/attention/unchecked', ...fields });
+
+  it('gives ticked rows to a supervisor, shown on the rows, with Mine and Unassigned views; a handling keeps whom', async () => {
+    await t.pool.query(
+      `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND superseded_at IS NULL AND rule = 'unchecked'`,
+    );
+    const a = await signIn('lead-a');
+    const before = await list(a);
+    expect(before.rows.every((row) => row.owner === '–')).toBe(true);
+    const options = parseHtml(before.html)
+      .querySelectorAll('select#batch-assignee option')
+      .map((o) => o.getAttribute('value'));
+    expect(options).toEqual(expect.arrayContaining(['', 'lead-a', 'lead-b', 'swift-lead']));
+    const ticked = before.rows.slice(0, 2).map((row) => row.id);
+
+    await give(a, before.html, { which: 'ticked', subjects: ticked, assignee: 'lead-b' }).expect(303);
+    const after = await list(a);
+    expect(after.rows.filter((row) => row.owner === 'lead-b').map((row) => row.id)).toEqual(ticked);
+    expect(textOf(one(after.html, 'p[role="status"]'))).toBe('Given to lead-b: 2 rows of “Riders not checked lately”.');
+
+    const b = await signIn('lead-b');
+    expect((await list(b, '?owner=lead-b')).rows.map((row) => row.id)).toEqual(ticked);
+    const mine = parseHtml((await list(b)).html).querySelector('nav.owner-views a')!;
+    expect(mine.getAttribute('href')).toBe('/admin/attention/unchecked?owner=lead-b');
+    const unassigned = (await list(b, '?owner=unassigned')).rows.map((row) => row.id);
+    expect(unassigned).toEqual(before.rows.map((row) => row.id).filter((id) => !ticked.includes(id)));
+
+    expect((await markHandled(a, 'unchecked', ticked[0], 'Called by lead-a for lead-b')).status).toBe(303);
+    const { rows } = await t.pool.query(
+      `SELECT s.username FROM access.attention_handled h JOIN access.supervisors s ON s.id = h.assigned_to
+        WHERE h.rule = 'unchecked' AND h.subject_id = $1 AND h.undone_at IS NULL AND h.superseded_at IS NULL`,
+      [ticked[0]],
+    );
+    expect(rows).toEqual([{ username: 'lead-b' }]);
+    expect(textOf(one((await a.get('/admin/attention/unchecked/handled').expect(200)).text, 'table.list tbody'))).toContain(
+      '(given to lead-b)',
+    );
+
+    // Taken back: given to nobody.
+    await give(a, after.html, { which: 'ticked', subjects: [ticked[1]], assignee: '' }).expect(303);
+    expect((await list(a)).rows.find((row) => row.id === ticked[1])!.owner).toBe('–');
+    await t.pool.query(
+      `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND superseded_at IS NULL AND rule = 'unchecked'`,
+    );
+    await t.pool.query(`DELETE FROM access.attention_owners`);
+  });
+
+  it('a supervisor of one 3PL gives its rows only, and only to those who see that 3PL', async () => {
+    const scoped = await signIn('swift-lead');
+    const { html, rows } = await list(scoped);
+    const options = parseHtml(html)
+      .querySelectorAll('select#batch-assignee option')
+      .map((o) => o.getAttribute('value'));
+    expect(options).toEqual(['', 'lead-a', 'lead-b', 'swift-lead']);
+    await t.pool.query(
+      `INSERT INTO access.supervisors (username, password_hash, company_id) SELECT 'express-lead', 'x', id FROM companies WHERE name = '100%_Express'`,
+    );
+    const refused = await give(scoped, html, { which: 'all', assignee: 'express-lead' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('there is no supervisor “express-lead” who sees these rows');
+    await give(scoped, html, { which: 'all', assignee: 'swift-lead' }).expect(303);
+    const { rows: given } = await t.pool.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE c.name <> 'Swift & Co')::int AS other FROM access.attention_owners o
+         JOIN riders r ON r.id = o.subject_id JOIN companies c ON c.id = r.company_id`,
+    );
+    expect(given[0]).toEqual({ n: rows.length, other: 0 });
+    await t.pool.query(`DELETE FROM access.attention_owners; DELETE FROM access.supervisors WHERE username = 'express-lead'`);
+  });
+});

@@ -212,7 +212,7 @@ describe('the lists as CSV, and the 3PL scope', () => {
     const res = await request(t.app).get(`/admin/attention/overdue-items.csv?as_of=${AS_OF}`).expect(200);
     expect(res.headers['content-disposition']).toBe(`attachment; filename="attention-overdue-items-${AS_OF}.csv"`);
     const lines = res.text.trimEnd().split('\n');
-    expect(lines[0]).toBe('\uFEFFRider ID,Rider,3PL,Items,Longest due since,Days past,Handled before'); // with the BOM spreadsheets read as UTF-8
+    expect(lines[0]).toBe('\uFEFFRider ID,Rider,3PL,Items,Due since,Days past,Handled before,Assigned to'); // with the BOM spreadsheets read as UTF-8
     expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(['104', '101', '105', '9007199254740993']);
     await request(t.app).get('/admin/attention/nothing.csv').expect(404);
     await request(t.app).get('/admin/attention/unchecked.csv?as_of=2025-02-30').expect(400);

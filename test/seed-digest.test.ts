@@ -28,6 +28,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'access.api_tokens': EMPTY,
       'access.attention_batches': EMPTY,
       'access.attention_handled': EMPTY,
+      'access.attention_owners': EMPTY,
       'access.rate_limits': EMPTY,
       'access.sessions': EMPTY,
       'access.supervisors': EMPTY,
@@ -62,7 +63,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '6309b642cc9c61ffa3e1d6983a2e339e2521074920f542cbd692b30845efccc3',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': '7cfa53b2e5bb91486298916321f07fc0461679dcb04e82d3d6ff64eb90bff14c',
-      sequences: '74c7182338469909497edcb775b37a1a27ebdfaa24e868a769f14662e6ac6aed',
+      sequences: 'f16d933db156df82646a4ff324ef6129b045b8b05ce90dc0e12a7185159e26d6',
     });
   });
 
@@ -72,6 +73,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'access.api_tokens': EMPTY,
       'access.attention_batches': EMPTY,
       'access.attention_handled': EMPTY,
+      'access.attention_owners': EMPTY,
       'access.rate_limits': EMPTY,
       'access.sessions': EMPTY,
       'access.supervisors': EMPTY,
@@ -106,7 +108,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '34101622d4bd75edec39b8548f03d27bd335601e77dcd62700017910c02572ec',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'bde2dfb457a2d60eedc5bdd8c153f03f6dad592890332d78efd9cfe354e5e2b7',
-      sequences: '74c7182338469909497edcb775b37a1a27ebdfaa24e868a769f14662e6ac6aed',
+      sequences: 'f16d933db156df82646a4ff324ef6129b045b8b05ce90dc0e12a7185159e26d6',
     });
   });
 
@@ -116,6 +118,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'access.api_tokens': EMPTY,
       'access.attention_batches': EMPTY,
       'access.attention_handled': EMPTY,
+      'access.attention_owners': EMPTY,
       'access.rate_limits': EMPTY,
       'access.sessions': EMPTY,
       'access.supervisors': EMPTY,
@@ -150,7 +153,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': 'd6ffe318a9639c1f305f53b5cb24901eed8867a7d73e45443d974c03289760f2',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'a93ac7c637dc08a7eaea68a9590225990ece5fd4924dca6a59db847aa6e46702',
-      sequences: '74c7182338469909497edcb775b37a1a27ebdfaa24e868a769f14662e6ac6aed',
+      sequences: 'f16d933db156df82646a4ff324ef6129b045b8b05ce90dc0e12a7185159e26d6',
     });
   });
 });

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { Knex } from 'knex';
 import type { AttentionSettings } from '../config';
 import { toNative } from '../db/knex';
 import type { Reader } from '../db/pool';
@@ -12,6 +13,7 @@ import { clientSignal } from '../http/client-signal';
 import { HttpError, type FieldErrors } from '../http/errors';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import * as patrolChecks from '../queries/patrol-checks';
+import { ownedBy, UNASSIGNED, withOwner } from '../rules/owners';
 import {
   companyRules,
   COUNT_CAP,
@@ -21,6 +23,7 @@ import {
   RULES,
   type AttentionQuery,
   type CompanyRule,
+  type RiderRule,
   type Rule,
   type RuleColumn,
   type RuleName,
@@ -91,16 +94,28 @@ const params = defineParams({
 });
 const validate = queryValidator(params, 'form');
 
-/** The filters of a rule's list: the day, and the 3PL. */
-const ruleParams = defineParams({
-  ...params,
-  '3pl': company('c.name', 'riders'),
-});
+/** The filters of a rider rule's list: the day, the 3PL, and whom the rows were given to. */
+const ruleParamsOf = (rule: RiderRule) =>
+  defineParams({
+    ...params,
+    '3pl': company('c.name', 'riders'),
+    owner: {
+      type: 'text',
+      label: 'Assigned to',
+      description: `A supervisor's username: the rows given to them; "${UNASSIGNED}": the rows given to nobody.`,
+      where: (builder: Knex.QueryBuilder, owner: string) => void ownedBy(builder, rule, owner),
+      form: { placeholder: `a username, or ${UNASSIGNED}` },
+    },
+  });
+
+/** Who a row was given to (never in the CSV's way: it is a column of both). */
+const owner: ListColumn = { key: 'owner', label: 'Assigned to', auto: true, text: (row) => (row.owner ? String(row.owner) : '–') };
 
 /** The lists of the rider rules, for the list engine (src/admin/list-page.ts), at /attention/<rule>. */
 export function ruleListResources(settings: AttentionSettings): ListResource[] {
   return riderRules.map((rule) => {
     const { list } = rule;
+    const ruleParams = ruleParamsOf(rule);
     const query = (values: Values): AttentionQuery => ({
       asOf: (values.as_of as string | undefined) ?? null,
       settings,
@@ -121,10 +136,10 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
       countCap: COUNT_CAP,
       countOrder: list.countOrder,
       filtered: (values) => applyFilters(list.core(query(values)), ruleParams, values),
-      columns: (builder, values) => list.columns(builder, query(values)),
+      columns: (builder, values) => withOwner(list.columns(builder, query(values)), rule),
       csvName: (values) => `attention-${rule.name}-${values.as_of ?? new Date().toISOString().slice(0, 10)}`,
       batch: links.attentionBatch(rule.name),
-      table: [pick, ...ruleColumns(rule)],
+      table: [pick, ...ruleColumns(rule).slice(0, -1), owner, ...ruleColumns(rule).slice(-1)],
     };
   });
 }

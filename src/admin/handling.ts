@@ -1,4 +1,4 @@
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { body, matchedData, validationResult } from 'express-validator';
 import type { AttentionSettings } from '../config';
 import { toNative } from '../db/knex';
@@ -7,6 +7,7 @@ import { queryRows } from '../db/rows';
 import { MAX_BIGINT } from '../filters/define';
 import { HttpError } from '../http/errors';
 import * as handling from '../rules/handling';
+import * as owners from '../rules/owners';
 import { render, setNotice } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { links } from '../html/links';
@@ -84,15 +85,17 @@ const handleForm = (today: () => string) => [
 /** The most rows one can tick on a page (the lists' largest page). */
 const TICKED_MAX = 500;
 
-const batchForm = (today: () => string) => [
+/** Which rows a batch or an assignment covers: those ticked, or all the list's filters (its 3PL) select. */
+const selectionForm = [
   body('which').isIn(['ticked', 'all']).withMessage('must say which rows: those ticked, or all the filters select'),
   body('subjects')
     .customSanitizer((v: unknown) => (v === undefined ? [] : Array.isArray(v) ? v : [v]))
     .custom((v: unknown[]) => v.length <= TICKED_MAX && v.every((id) => typeof id === 'string' && isId(id)))
     .withMessage('must be the IDs of listed rows'),
   body('3pl').optional({ values: 'falsy' }).isString().isLength({ max: 255 }).withMessage('must be a 3PL’s name'),
-  ...noteChecks(today),
 ];
+
+const batchForm = (today: () => string) => [...selectionForm, ...noteChecks(today)];
 
 function supervisorOf(res: Response): { id: string } {
   const supervisor = res.locals.supervisor as { id: string } | undefined;
@@ -257,6 +260,59 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
     });
     res.redirect(303, back);
   });
+
+  // The supervisors this one may give rows to, for the rule lists' batch form (a small table; signed in only).
+  router.get('/attention/:rule', async (req: Request, res: Response, next: NextFunction) => {
+    if (res.locals.supervisor && ruleNamed(String(req.params.rule))?.subject === 'rider') {
+      res.locals.assignees = await queryRows<{ id: string; username: string }>(pool, toNative(owners.assignees(scopeOf(res))));
+    }
+    next();
+  });
+
+  router.post(
+    '/attention/:rule/assign',
+    ...batchGuard,
+    ...selectionForm,
+    body('assignee').optional({ values: 'falsy' }).isString().isLength({ max: 64 }),
+    async (req: Request, res: Response) => {
+      const rule = ruleOf(req);
+      if (rule.subject !== 'rider') throw new HttpError(404, 'The rows of this rule are not given to supervisors.');
+      const supervisor = supervisorOf(res);
+      const back = safeBack(req.body?.back, rule.name);
+      const fields = matchedData(req, { onlyValidData: false }) as {
+        which?: string;
+        subjects: string[];
+        '3pl'?: string;
+        assignee?: string;
+      };
+      const errors = validationResult(req).mapped();
+      const firstError = Object.entries(errors)[0];
+      if (firstError) throw new HttpError(400, `Nothing was given to anyone: ${firstError[0]} ${String(firstError[1].msg)}.`);
+      if (fields.which === 'ticked' && fields.subjects.length === 0)
+        throw new HttpError(400, 'Nothing was given to anyone: tick at least one row, or choose all the rows the filters select.');
+      const scope = scopeOf(res);
+      let assignee: { id: string; username: string; company_id: string | null } | null = null;
+      if (fields.assignee) {
+        [assignee] = await queryRows<{ id: string; username: string; company_id: string | null }>(
+          primary,
+          toNative(owners.assignees(scope).where('s.username', fields.assignee)),
+        );
+        if (!assignee)
+          throw new HttpError(400, `Nothing was given to anyone: there is no supervisor “${fields.assignee}” who sees these rows.`);
+      }
+      const q = { asOf: null, settings, scope, riderIds: fields.which === 'ticked' ? fields.subjects : undefined };
+      const [{ rows }] = await queryRows<{ rows: number }>(
+        primary,
+        toNative(owners.assignRows({ rule, q, company: fields['3pl'] || undefined, assignee, by: supervisor.id })),
+      );
+      setNotice(req, {
+        text: assignee
+          ? `Given to ${assignee.username}: ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} of “${rule.title}”${assignee.company_id ? ' (those of their 3PL)' : ''}.`
+          : `Given to nobody now: ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} of “${rule.title}”.`,
+      });
+      res.redirect(303, back);
+    },
+  );
 
   router.post('/attention/batches/:id/undo', ...guard, async (req: Request, res: Response) => {
     const supervisor = supervisorOf(res);

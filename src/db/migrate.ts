@@ -20,6 +20,7 @@ import * as keptChangeLog from '../../db/migrations/20261127_018_kept_change_log
 import * as dropCompanyRiderIndexes from '../../db/migrations/20261127_019_drop_company_rider_indexes';
 import * as attentionHandledOneLive from '../../db/migrations/20261127_020_attention_handled_one_live';
 import * as attentionBatches from '../../db/migrations/20261127_021_attention_batches';
+import * as attentionOwners from '../../db/migrations/20261127_022_attention_owners';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -48,6 +49,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261127_019_drop_company_rider_indexes', dropCompanyRiderIndexes],
   ['20261127_020_attention_handled_one_live', attentionHandledOneLive],
   ['20261127_021_attention_batches', attentionBatches],
+  ['20261127_022_attention_owners', attentionOwners],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */

@@ -34,8 +34,15 @@ export function renderToString(view: string, data: Record<string, unknown>): Pro
   return renderView(`admin/${view}`, { ...helpers, section: '', query: '', supervisor: null, csrfToken: '', notice: null, ...data });
 }
 
-/** What the layout shows of the sign-in, when one is in front: who is signed in, and a sign-out form. */
-export const signedIn = (res: Response) => ({ supervisor: res.locals.supervisor ?? null, csrfToken: res.locals.csrfToken ?? '' });
+/**
+ * What the layout shows of the sign-in, when one is in front: who is signed in, and a sign-out form;
+ * and whom they may give rows to, where a page loaded it (a rule's list: src/admin/handling.ts).
+ */
+export const signedIn = (res: Response) => ({
+  supervisor: res.locals.supervisor ?? null,
+  csrfToken: res.locals.csrfToken ?? '',
+  assignees: res.locals.assignees ?? null,
+});
 
 /** A line the next page of this session shows once ("Marked handled: …"), after a form sent it elsewhere. */
 export interface Notice {

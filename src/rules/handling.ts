@@ -46,13 +46,14 @@ export function insertHandling(h: NewHandling) {
         WHERE h.rule = ? AND h.subject_id = ? AND h.undone_at IS NULL AND h.superseded_at IS NULL AND e.evidence_at IS NOT NULL
           AND NOT (h.evidence_at >= e.evidence_at AND (h.until IS NULL OR h.until >= current_date))
        RETURNING h.id)
-     INSERT INTO access.attention_handled (rule, subject_id, evidence_at, note, until, handled_by)
-     SELECT ?::text, ?::bigint, e.evidence_at, ?::text, ?::date, ?::bigint
+     INSERT INTO access.attention_handled (rule, subject_id, evidence_at, note, until, handled_by, assigned_to)
+     SELECT ?::text, ?::bigint, e.evidence_at, ?::text, ?::date, ?::bigint,
+            (SELECT o.assigned_to FROM access.attention_owners o WHERE o.rule = ?::text AND o.subject_id = ?::bigint)
        FROM e CROSS JOIN (SELECT count(*) FROM retired) AS r -- the old one retired before the new one is checked
       WHERE e.evidence_at IS NOT NULL
      ON CONFLICT (rule, subject_id) WHERE undone_at IS NULL AND superseded_at IS NULL DO NOTHING
      RETURNING id`,
-    [h.evidence, h.rule, h.subjectId, h.rule, h.subjectId, h.note, h.until, h.supervisorId],
+    [h.evidence, h.rule, h.subjectId, h.rule, h.subjectId, h.note, h.until, h.supervisorId, h.rule, h.subjectId],
   );
 }
 
@@ -102,15 +103,16 @@ export function insertBatch(b: NewBatch) {
           AND NOT (h.evidence_at >= p.evidence AND (h.until IS NULL OR h.until >= current_date))
        RETURNING h.id),
      ins AS (
-       INSERT INTO access.attention_handled (rule, subject_id, evidence_at, note, until, handled_by, batch_id)
-       SELECT ?::text, p.subject, p.evidence, ?::text, ?::date, ?::bigint, b.id
+       INSERT INTO access.attention_handled (rule, subject_id, evidence_at, note, until, handled_by, batch_id, assigned_to)
+       SELECT ?::text, p.subject, p.evidence, ?::text, ?::date, ?::bigint, b.id,
+              (SELECT o.assigned_to FROM access.attention_owners o WHERE o.rule = ?::text AND o.subject_id = p.subject)
          FROM picked p CROSS JOIN b CROSS JOIN (SELECT count(*) FROM retired) AS r -- the old ones retired first
        ON CONFLICT (rule, subject_id) WHERE undone_at IS NULL AND superseded_at IS NULL DO NOTHING
        RETURNING 1)
      INSERT INTO access.attention_batches (id, rule, note, until, handled_by, rows) OVERRIDING SYSTEM VALUE
      SELECT b.id, ?::text, ?::text, ?::date, ?::bigint, (SELECT count(*) FROM ins) FROM b
      RETURNING id, rows`,
-    [picked(b.rule, b.q, b.company), name, name, b.note, b.until, b.supervisorId, name, b.note, b.until, b.supervisorId],
+    [picked(b.rule, b.q, b.company), name, name, b.note, b.until, b.supervisorId, name, name, b.note, b.until, b.supervisorId],
   );
 }
 
@@ -204,6 +206,7 @@ const handlingColumns = [
   sql.raw(`${at('h.handled_at')} AS handled_at`),
   sql.raw(`${dayText('h.until')} AS until`),
   'u.username as undone_by',
+  'w.username as assigned_to',
   sql.raw(`${at('h.undone_at')} AS undone_at`),
 ];
 
@@ -211,6 +214,7 @@ function withPeople(builder: Knex.QueryBuilder) {
   return builder
     .join('access.supervisors as s', 's.id', 'h.handled_by')
     .leftJoin('access.supervisors as u', 'u.id', 'h.undone_by')
+    .leftJoin('access.supervisors as w', 'w.id', 'h.assigned_to')
     .select(handlingColumns);
 }
 

@@ -103,7 +103,7 @@ export default defineRule({
   columns: [
     ...riderColumns(false),
     { key: 'items', label: 'Items', text: (row) => `${plural(row.items, 'item', 'items')}: ${row.item_names}` },
-    { key: 'eligible_on', label: 'Longest due since', nowrap: true, sort: 'exchange_day' },
+    { key: 'eligible_on', label: 'Due since', nowrap: true, sort: 'exchange_day' },
     { key: 'days_past', label: 'Days past', numeric: true },
   ],
   list: {

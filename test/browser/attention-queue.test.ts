@@ -55,7 +55,11 @@ describe('Needs attention in a browser, signed in', () => {
     expect(await focused(page)).toBe('unchecked BUTTON Save');
     await Promise.all([page.waitForEvent('framenavigated'), page.keyboard.press('Enter')]);
     await page.waitForLoadState('load');
-    expect(page.url()).toBe(`${served.base}/admin/attention`);
+    // Back at the row after the one handled, not at the page's top.
+    expect(page.url()).toBe(`${served.base}/admin/attention#row-unchecked-${before[1]}`);
+    expect(await page.evaluate(`document.querySelector('#row-unchecked-${before[1]}').getBoundingClientRect().top < innerHeight`)).toBe(
+      true,
+    );
     expect(await unchecked(page)).toEqual(before.slice(1));
     const { rows } = await served.t.pool.query(
       `SELECT h.subject_id::text AS rider, h.note FROM access.attention_handled h JOIN access.supervisors s ON s.id = h.handled_by WHERE s.username = $1`,
