@@ -149,4 +149,53 @@ describe('Needs attention in a browser, signed in', () => {
     })()`);
     expect(lines).toBeGreaterThanOrEqual(2);
   });
+
+  it('marks two ticked rows handled at once and gives a row to a supervisor, with the keyboard alone, clean under axe-core', async () => {
+    const page = await signedIn();
+    await page.goto(`${served.base}/admin/attention/unchecked`);
+    const ids = await page.locator('table.list tbody tr td[data-label="Rider ID"]').allInnerTexts();
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    expect(await axeViolations(page)).toEqual([]);
+    const where = () =>
+      page.evaluate(
+        `(() => { const e = document.activeElement; return e.tagName + ' ' + (e.getAttribute('aria-label') || e.id || e.textContent.trim().slice(0, 30)); })()`,
+      ) as Promise<string>;
+    const tabTo = async (target: RegExp) => {
+      for (let i = 0; i < 400 && !target.test(await where()); i++) await page.keyboard.press('Tab');
+      expect(await where()).toMatch(target);
+    };
+    // Tick the first two rows (Space on a focused box), then write the note and send.
+    await tabTo(/^INPUT Pick /);
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    await tabTo(/^INPUT Pick /);
+    await page.keyboard.press('Space');
+    await tabTo(/^TEXTAREA batch-note$/);
+    await page.keyboard.type('Patrols booked for both');
+    await tabTo(/^BUTTON Mark handled…$/);
+    await Promise.all([page.waitForEvent('framenavigated'), page.keyboard.press('Enter')]);
+    await page.waitForLoadState('load');
+    expect(await page.locator('.confirm-box').innerText()).toMatch(/^Mark 2 riders of “Riders not checked lately” handled/);
+    expect(await axeViolations(page)).toEqual([]);
+    await tabTo(/^BUTTON Mark 2 handled$/);
+    await Promise.all([page.waitForEvent('framenavigated'), page.keyboard.press('Enter')]);
+    await page.waitForLoadState('load');
+    expect(await page.locator('p[role="status"]').innerText()).toMatch(/^Marked handled: 2 rows/);
+    const left = await page.locator('table.list tbody tr td[data-label="Rider ID"]').allInnerTexts();
+    expect(left).toEqual(ids.slice(2));
+
+    // Give the first row left to oneself: tick it, choose the supervisor, "Give them".
+    await tabTo(/^INPUT Pick /);
+    await page.keyboard.press('Space');
+    await tabTo(/^SELECT batch-assignee$/);
+    expect(await page.locator('select#batch-assignee').inputValue()).toBe(username);
+    await tabTo(/^BUTTON Give them$/);
+    await Promise.all([page.waitForEvent('framenavigated'), page.keyboard.press('Enter')]);
+    await page.waitForLoadState('load');
+    expect(await page.locator('p[role="status"]').innerText()).toBe(`Given to ${username}: 1 row of “Riders not checked lately”.`);
+    expect(await page.locator('table.list tbody tr').first().locator('td[data-label="Assigned to"]').innerText()).toBe(username);
+    expect(await axeViolations(page)).toEqual([]);
+    await served.t.pool.query(`DELETE FROM access.attention_owners`);
+    await page.context().close();
+  });
 });
