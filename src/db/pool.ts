@@ -228,7 +228,11 @@ export function createPool(
     // Datetimes are written, and date filters read, in the service's zone. Whole-table statements
     // run without JIT: compiling one took about a second that no cancel interrupts (a client that
     // hung up kept its statement running that long), and their cost is output, not expressions.
-    options: `-c TimeZone=${config.timeZone}${streams ? ' -c jit=off' : ''}`,
+    // The admin pages' statements read index ranges that stop after a page or at a count's cap: a
+    // parallel plan only adds its workers' start (at 1,000,000 riders the rule "items past their
+    // exchange day" counted in 191 ms with two workers, 16 ms without; docs/BENCHMARKS.md) and takes
+    // cores from the other supervisors' pages.
+    options: `-c TimeZone=${config.timeZone}${streams ? ' -c jit=off' : ''}${purpose === 'admin' ? ' -c max_parallel_workers_per_gather=0' : ''}`,
   });
   // An idle client whose server went away emits here; without a listener the process would exit.
   pool.on('error', (err) => log(`database connection lost: ${err.message}`));
