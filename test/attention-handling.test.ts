@@ -565,3 +565,68 @@ describe('giving rows to a supervisor', () => {
     await t.pool.query(`DELETE FROM access.attention_owners; DELETE FROM access.supervisors WHERE username = 'express-lead'`);
   });
 });
+
+describe('is the queue shrinking?', () => {
+  /** The page's rows of one rule: [week, entered, handled]. */
+  const weekRows = (html: string, rule: string) =>
+    tableRows(one(html, `section[aria-labelledby="weeks-${rule}"]`).toString()).map((row) => [row[0], Number(row[1]), Number(row[2])]);
+
+  it('gives each rule’s rows entered and handled per week over 12 weeks, as the data says, and for one 3PL on request', async () => {
+    const a = await signIn('lead-a');
+    const [subject] = (await section(a, 'unchecked')).ids;
+    expect((await markHandled(a, 'unchecked', subject, 'Counted this week')).status).toBe(303);
+    const html = (await a.get('/admin/attention/weeks').expect(200)).text;
+    const { rows: mondays } = await t.pool.query(
+      `SELECT to_char(generate_series(date_trunc('week', current_date) - interval '11 weeks', date_trunc('week', current_date), interval '1 week'), 'YYYY-MM-DD') AS week`,
+    );
+    const since = `date_trunc('week', current_date) - interval '11 weeks'`;
+    const handled = async (rule: string, company?: string) =>
+      (
+        await t.pool.query(
+          `SELECT to_char(date_trunc('week', h.handled_at), 'YYYY-MM-DD') AS week, count(*)::int AS n FROM access.attention_handled h
+            LEFT JOIN riders r ON r.id = h.subject_id AND h.rule <> 'losses'
+            WHERE h.rule = $1 AND h.undone_at IS NULL AND h.handled_at >= ${since}
+              AND ($2::text IS NULL OR (CASE WHEN h.rule = 'losses' THEN h.subject_id ELSE r.company_id END) = (SELECT id FROM companies WHERE name = $2))
+            GROUP BY 1`,
+          [rule, company ?? null],
+        )
+      ).rows;
+    // Items past their exchange day, entered: riders with an item that passed its day that week, held then.
+    const { rows: overdue } = await t.pool.query(
+      `SELECT to_char(date_trunc('week', eligible_at), 'YYYY-MM-DD') AS week, count(DISTINCT rider_id)::int AS n FROM kept_assignment_days
+        WHERE (deleted_at IS NULL OR deleted_at > eligible_at) AND eligible_at >= ${since} AND eligible_at < now() GROUP BY 1`,
+    );
+    const expected = async (rule: string, entered: Array<{ week: string; n: number }>, company?: string) => {
+      const done = await handled(rule, company);
+      return mondays.map(({ week }) => [week, entered.find((r) => r.week === week)?.n ?? 0, done.find((r) => r.week === week)?.n ?? 0]);
+    };
+    expect(weekRows(html, 'overdue-items')).toEqual(await expected('overdue-items', overdue));
+    // Failing patrol checks, entered: the checks that made a rider's failures in a row reach the threshold (2).
+    const { rows: failing } = await t.pool.query(
+      `SELECT to_char(date_trunc('week', from_at), 'YYYY-MM-DD') AS week, count(*)::int AS n FROM kept_check_gaps
+        WHERE streak = 2 AND from_at >= ${since} GROUP BY 1`,
+    );
+    expect(failing.reduce((sum, row) => sum + row.n, 0)).toBeGreaterThan(0); // rider 105's, in the last two days
+    expect(weekRows(html, 'failing-checks')).toEqual(await expected('failing-checks', failing));
+    const unchecked = weekRows(html, 'unchecked');
+    expect(unchecked.map((row) => row[2])).toEqual((await expected('unchecked', [])).map((row) => row[2]));
+    expect(unchecked.at(-1)![2]).toBeGreaterThanOrEqual(1);
+
+    const swift = (await a.get('/admin/attention/weeks?3pl=Swift+%26+Co').expect(200)).text;
+    expect(textOf(one(swift, 'nav.owner-views a[aria-current="true"]'))).toBe('Swift & Co');
+    expect(weekRows(swift, 'unchecked').map((row) => row[2])).toEqual((await expected('unchecked', [], 'Swift & Co')).map((row) => row[2]));
+    await a.get('/admin/attention/weeks?3pl=Nobody').expect(400);
+    await t.pool.query(`UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE note = 'Counted this week'`);
+  });
+
+  it('a supervisor of one 3PL sees its weeks only, and no other 3PL', async () => {
+    const scoped = await signIn('swift-lead');
+    const html = (await scoped.get('/admin/attention/weeks').expect(200)).text;
+    expect(
+      parseHtml(html)
+        .querySelectorAll('nav.owner-views a')
+        .map((link) => textOf(link)),
+    ).toEqual(['All 3PLs', 'Swift & Co']);
+    await scoped.get('/admin/attention/weeks?3pl=swift+%26+co').expect(400);
+  });
+});
