@@ -281,12 +281,7 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
     const scoped = scopeOf(res);
     const companies = await queryRows<{ id: string; name: string }>(
       pool,
-      toNative(
-        sql('companies as c')
-          .select('c.id', 'c.name')
-          .orderBy('c.name')
-          .modify((b) => (scoped.company_id ? b.where('c.id', scoped.company_id) : b)),
-      ),
+      toNative(sql('companies as c').select('c.id', 'c.name').orderBy('c.name').modify((b) => (scoped.company_id ? b.where('c.id', scoped.company_id) : b))),
       signal,
     );
     const asked = typeof req.query['3pl'] === 'string' && req.query['3pl'] !== '' ? req.query['3pl'] : undefined;
@@ -297,20 +292,14 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
     const [mondays, handled, ...entered] = await Promise.all([
       queryRows<{ week: string }>(
         pool,
-        toNative(
-          sql.select(
-            sql.raw(`to_char(generate_series(${since}, date_trunc('week', current_date), interval '1 week'), 'YYYY-MM-DD') AS week`),
-          ),
-        ),
+        toNative(sql.select(sql.raw(`to_char(generate_series(${since}, date_trunc('week', current_date), interval '1 week'), 'YYYY-MM-DD') AS week`))),
         signal,
       ),
       queryRows<{ rule: string; week: string; n: number }>(pool, toNative(handledPerWeek(scope, since)), signal),
       ...RULES.map((rule) =>
         queryRows<{ week: string; n: number }>(
           pool,
-          toNative(
-            sql.from(rule.entered({ settings, scope }, since).as('w')).select(sql.raw(`to_char(w.week, 'YYYY-MM-DD') AS week`), 'w.n'),
-          ),
+          toNative(sql.from(rule.entered({ settings, scope }, since).as('w')).select(sql.raw(`to_char(w.week, 'YYYY-MM-DD') AS week`), 'w.n')),
           signal,
         ),
       ),
