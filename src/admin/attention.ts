@@ -13,9 +13,7 @@ import { clientSignal } from '../http/client-signal';
 import { HttpError, type FieldErrors } from '../http/errors';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import * as patrolChecks from '../queries/patrol-checks';
-import { handledPerWeek } from '../rules/handling';
 import { ownedBy, UNASSIGNED, withOwner } from '../rules/owners';
-import { sql } from '../db/knex';
 import {
   companyRules,
   COUNT_CAP,
@@ -48,9 +46,6 @@ import { checkQuery } from '../html/validate-or-redraw';
 
 /** Rows each rule shows on the page; the rest are on the rule's own list. */
 export const SHOWN = 10;
-
-/** Weeks "Is the queue shrinking?" shows, this one included. */
-export const WEEKS = 12;
 
 /** A row that came back (new evidence, or its "until" day passed) shows the note it was handled with. */
 const earlierNote: ListColumn = {
@@ -272,57 +267,5 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
   /** Each rule over 3PLs' CSV, by its path. */
   const companyCsvs = companyRules.map((rule) => ({ path: `/attention/${rule.name}.csv`, handler: companyCsv(rule) }));
 
-  /**
-   * "Is the queue shrinking?": per rule, the rows that entered it and the rows handled, week by week
-   * over the last WEEKS weeks, for the supervisor's 3PL or one asked for (`3pl`, by name).
-   */
-  async function weeks(req: Request, res: Response): Promise<void> {
-    const signal = clientSignal(res);
-    const scoped = scopeOf(res);
-    const companies = await queryRows<{ id: string; name: string }>(
-      pool,
-      toNative(sql('companies as c').select('c.id', 'c.name').orderBy('c.name').modify((b) => (scoped.company_id ? b.where('c.id', scoped.company_id) : b))),
-      signal,
-    );
-    const asked = typeof req.query['3pl'] === 'string' && req.query['3pl'] !== '' ? req.query['3pl'] : undefined;
-    const company = asked === undefined ? undefined : companies.find((c) => c.name === asked);
-    if (asked !== undefined && !company) throw new HttpError(400, `3pl: there is no 3PL named “${asked}” you may see.`);
-    const scope = company ? { company_id: company.id } : scoped;
-    const since = `(date_trunc('week', current_date) - interval '${WEEKS - 1} weeks')`;
-    const [mondays, handled, ...entered] = await Promise.all([
-      queryRows<{ week: string }>(
-        pool,
-        toNative(sql.select(sql.raw(`to_char(generate_series(${since}, date_trunc('week', current_date), interval '1 week'), 'YYYY-MM-DD') AS week`))),
-        signal,
-      ),
-      queryRows<{ rule: string; week: string; n: number }>(pool, toNative(handledPerWeek(scope, since)), signal),
-      ...RULES.map((rule) =>
-        queryRows<{ week: string; n: number }>(
-          pool,
-          toNative(sql.from(rule.entered({ settings, scope }, since).as('w')).select(sql.raw(`to_char(w.week, 'YYYY-MM-DD') AS week`), 'w.n')),
-          signal,
-        ),
-      ),
-    ]);
-    const rules = RULES.map((rule, i) => {
-      const rows = mondays.map(({ week }) => ({
-        week,
-        entered: entered[i].find((row) => row.week === week)?.n ?? 0,
-        handled: handled.find((row) => row.rule === rule.name && row.week === week)?.n ?? 0,
-      }));
-      const max = Math.max(1, ...rows.flatMap((row) => [row.entered, row.handled]));
-      return { name: rule.name, title: rule.title, max, rows };
-    });
-    await render(res, 'attention-weeks', {
-      title: 'Is the queue shrinking?',
-      section: 'attention',
-      weeks: WEEKS,
-      company: company?.name,
-      companies: companies.map((c) => ({ name: c.name, href: links.attentionWeeks({ '3pl': c.name }), current: c.name === company?.name })),
-      allHref: links.attentionWeeks(),
-      rules,
-    });
-  }
-
-  return { page, companyCsvs, weeks };
+  return { page, companyCsvs };
 }

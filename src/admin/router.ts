@@ -59,7 +59,6 @@ export function createAdminRouter({
   router.get('/', homeHandler(pool, attention));
   const attend = attentionHandlers({ pool, streamPool, streamLimit, settings: attention });
   router.get('/attention', attend.page);
-  router.get('/attention/weeks', attend.weeks);
   for (const { path, handler } of attend.companyCsvs) router.get(path, handler);
   router.use(handlingRouter({ pool, primary: handling?.primary ?? pool, protect: handling?.protect, settings: attention, today }));
   for (const resource of [...allLists, ...ruleListResources(attention)]) {

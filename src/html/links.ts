@@ -20,7 +20,6 @@ export const links = {
   attentionHandled: (rule: string, query: Query = {}) => href(`${ADMIN}/attention/${rule}/handled`, query),
   /** Where a handling is undone (POST). */
   attentionUndo: (id: string | number) => `${ADMIN}/attention/handled/${id}/undo`,
-  attentionWeeks: (query: Query = {}) => href(`${ADMIN}/attention/weeks`, query),
   attentionBatch: (rule: string) => `${ADMIN}/attention/${rule}/batch`,
   attentionBatchUndo: (id: string | number) => `${ADMIN}/attention/batches/${id}/undo`,
   checks: list('/checks'),

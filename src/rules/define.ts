@@ -92,12 +92,6 @@ interface RuleWords<N extends string> {
   noun: [singular: string, plural: string];
   columns: RuleColumn[];
   openPoint: OpenPoint;
-  /**
-   * Rows that entered the rule per week since `since` (SQL, a Monday, binding nothing): `week` (the
-   * Monday) and `n`, within the scope. Needs attention's "Is the queue shrinking?" sets them beside the
-   * rows handled per week.
-   */
-  entered: (q: Pick<AttentionQuery, 'settings' | 'scope'>, since: string) => Knex.QueryBuilder;
 }
 
 /** A rule whose rows are riders (or items of riders): listed, paged and handled per rider. */

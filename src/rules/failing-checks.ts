@@ -3,7 +3,7 @@ import { sql } from '../db/knex';
 import { timeKey } from '../queries/keyset';
 import { dayText } from '../wire/sql-fragments';
 import { defineRule, type AttentionQuery } from './define';
-import { earlierNote, gapRiders, riders, UNTIL, unhandled } from './sql';
+import { earlierNote, gapRiders, UNTIL, unhandled } from './sql';
 import { lastCheckHref, riderColumns } from './columns';
 
 const NAME = 'failing-checks';
@@ -66,17 +66,6 @@ export default defineRule({
     countOrder: 'g.from_at DESC, g.rider_id DESC',
   },
   evidence: () => sql.raw('g.from_at'),
-  // Riders whose failures in a row reached the threshold that week (the check that made it so).
-  entered: (q, since) =>
-    riders(
-      sql('kept_check_gaps as g')
-        .join('riders as r', 'r.id', 'g.rider_id')
-        .where('g.streak', q.settings.failedChecks)
-        .whereRaw(`g.from_at >= ${since}`),
-      q,
-    )
-      .select(sql.raw(`date_trunc('week', g.from_at)::date AS week`), sql.raw('count(*)::int AS n'))
-      .groupByRaw('1'),
   openPoint: {
     rows: (q) => columns(core(q)).orderByRaw('g.from_at DESC, g.rider_id'),
     sentence: (row) => [

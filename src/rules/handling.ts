@@ -251,19 +251,3 @@ export function riderHistory(riderId: string) {
     .whereNotIn('h.rule', [...COMPANY_RULE_NAMES])
     .orderBy('h.id', 'desc');
 }
-
-/** Handlings not undone per rule and week (`week`: its Monday, YYYY-MM-DD) since `since` (SQL), in the scope. */
-export function handledPerWeek(scope: Scope, since: string) {
-  const builder = sql('access.attention_handled as h')
-    .whereNull('h.undone_at')
-    .whereRaw(`h.handled_at >= ${since}`)
-    .select('h.rule', sql.raw(`to_char(date_trunc('week', h.handled_at), 'YYYY-MM-DD') AS week`), sql.raw('count(*)::int AS n'))
-    .groupByRaw('1, 2');
-  if (scope.company_id) {
-    builder.whereRaw(
-      `CASE WHEN h.rule = ANY (?) THEN h.subject_id = ? ELSE EXISTS (SELECT 1 FROM riders r WHERE r.id = h.subject_id AND r.company_id = ?) END`,
-      [[...COMPANY_RULE_NAMES], scope.company_id, scope.company_id],
-    );
-  }
-  return builder;
-}

@@ -101,15 +101,6 @@ export default defineRule({
   // That 3PL's exchanges of the window.
   href: (row, asOf, s) =>
     links.exchanges({ '3pl': String(row.company), exchange_date_from: addDays(asOf, -(s.lossDays - 1)), exchange_date_to: asOf }),
-  // The Lost and Accident exchanges of each week (what the rule weighs).
-  entered: (q, since) => {
-    const days = sql('kept_exchange_days as d')
-      .whereIn('d.replacement_type', ['Lost', 'Accident'])
-      .whereRaw(`d.day >= (${since})::date`)
-      .select(sql.raw(`date_trunc('week', d.day)::date AS week`), sql.raw('sum(d.exchanges)::int AS n'))
-      .groupByRaw('1');
-    return q.scope.company_id ? days.where('d.company_id', q.scope.company_id) : days;
-  },
   openPoint: {
     rows: riderLosses,
     sentence: (row) => [

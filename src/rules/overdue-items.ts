@@ -116,17 +116,6 @@ export default defineRule({
     countOrder: 'k.eligible_at, k.assignment_id',
   },
   evidence: (q) => newestDue(q),
-  // Riders with an item that passed its exchange day that week while they held it.
-  entered: (q, since) =>
-    riders(
-      sql('kept_assignment_days as k')
-        .join('riders as r', 'r.id', 'k.rider_id')
-        .whereRaw('(k.deleted_at IS NULL OR k.deleted_at > k.eligible_at)')
-        .whereRaw(`k.eligible_at >= ${since} AND k.eligible_at < now()`),
-      q,
-    )
-      .select(sql.raw(`date_trunc('week', k.eligible_at)::date AS week`), sql.raw('count(DISTINCT k.rider_id)::int AS n'))
-      .groupByRaw('1'),
   openPoint: {
     rows: (q) => itemColumns(items(q), q),
     sentence: (row) => [

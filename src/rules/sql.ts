@@ -21,7 +21,7 @@ export const heldAtEnd = (q: AttentionQuery): [string, Array<string | null>] => 
 ];
 
 /** Riders (alias r) of the scope, only some when asked. */
-export function riders(builder: Knex.QueryBuilder, q: Pick<AttentionQuery, 'scope' | 'riderIds'>) {
+export function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
   applyScope(builder, q.scope);
   if (q.riderIds) builder.whereIn('r.id', q.riderIds);
   return builder;

@@ -4,7 +4,7 @@ import { timeKey } from '../queries/keyset';
 import { dayText, held as holding } from '../wire/sql-fragments';
 import { lastCheckHref, riderColumns } from './columns';
 import { defineRule, type AttentionQuery } from './define';
-import { earlierNote, gapRiders, riders, heldAtEnd, UNTIL, unhandled } from './sql';
+import { earlierNote, gapRiders, heldAtEnd, UNTIL, unhandled } from './sql';
 
 const NAME = 'unchecked';
 
@@ -84,31 +84,6 @@ export default defineRule({
     // planner picks reads fewer, as many at any fleet size (measured both ways: docs/BENCHMARKS.md).
   },
   evidence: () => sql.raw('g.from_at'),
-  // Riders whose last check turned the period old that week (or who held equipment that long never
-  // checked), with no check since, holding equipment then.
-  entered: (q, since) =>
-    riders(
-      sql('kept_check_gaps as g')
-        .join('riders as r', 'r.id', 'g.rider_id')
-        .whereRaw(`g.from_at > '-infinity' AND g.from_at + ? * interval '1 day' >= ${since} AND g.from_at + ? * interval '1 day' < now()`, [
-          q.settings.uncheckedDays,
-          q.settings.uncheckedDays,
-        ])
-        .whereRaw(`(g.until_at IS NULL OR g.until_at > g.from_at + ? * interval '1 day')`, [q.settings.uncheckedDays])
-        .whereExists(
-          sql('assignments as a')
-            .whereRaw('a.rider_id = g.rider_id')
-            .whereRaw(`a.assigned_at < g.from_at + ? * interval '1 day'`, [q.settings.uncheckedDays])
-            .whereRaw(`(a.deleted_at IS NULL OR a.deleted_at >= g.from_at + ? * interval '1 day')`, [q.settings.uncheckedDays])
-            .select(sql.raw('1')),
-        ),
-      q,
-    )
-      .select(
-        sql.raw(`date_trunc('week', g.from_at + ? * interval '1 day')::date AS week`, [q.settings.uncheckedDays]),
-        sql.raw('count(*)::int AS n'),
-      )
-      .groupByRaw('1'),
   openPoint: {
     rows: (q) => columns(core(q), q).orderByRaw('g.from_at, g.rider_id'),
     sentence: (row) => [`Holds equipment and ${row.last_check ? `was last checked on ${row.last_check}` : 'has never been checked'}.`],
