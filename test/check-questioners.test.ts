@@ -6,7 +6,10 @@ import { databaseUrl, testDatabases } from './support/databases';
 
 // patrol_check_questioners keeps each check's Questioner array, written by triggers (migration 004)
 // from the view patrol_check_questioner_docs, which is the array's one definition.
-const apps = useFixtureAndDemo();
+// A copy of the fixture of its own: its rolled-back inserts apply the kept data (kept_apply_all, which
+// takes the applier's lock) while holding their rows, so a file that writes the same ids on the shared
+// fixture and holds that lock would deadlock with it.
+const apps = useFixtureAndDemo('questioners');
 
 /** Checks whose stored array is missing, extra or differs from the view's. */
 const drift = `SELECT count(*)::int AS n
@@ -102,7 +105,7 @@ describe('stored Questioner arrays', () => {
     await apps.fixture.pool.query(
       `GRANT SELECT, INSERT, UPDATE, DELETE ON patrol_check_answers TO ${role}; GRANT SELECT ON questions, patrol_check_questioners TO ${role}`,
     );
-    const url = new URL(databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().fixture));
+    const url = new URL(databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().questioners));
     url.username = role;
     url.password = 'writer-secret';
     const writer = new pg.Client(url.toString());

@@ -73,11 +73,11 @@ export function testApp(database: Database = 'fixture', env: Record<string, stri
  * The fixture and demo apps for a whole test file: built before its tests, closed after them. Read
  * them from the returned object inside tests (they do not exist yet when the file is loaded).
  */
-export function useFixtureAndDemo(): { fixture: TestApp; demo: TestApp } {
+export function useFixtureAndDemo(fixture: Database = 'fixture'): { fixture: TestApp; demo: TestApp } {
   const apps = {} as { fixture: TestApp; demo: TestApp };
   beforeAll(async () => {
-    await Promise.all([useDatabase('fixture'), useDatabase('demo')]);
-    apps.fixture = testApp('fixture');
+    await Promise.all([useDatabase(fixture), useDatabase('demo')]);
+    apps.fixture = testApp(fixture);
     apps.demo = testApp('demo');
   });
   afterAll(async () => {

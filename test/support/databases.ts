@@ -20,6 +20,8 @@ export function testDatabases() {
     attention: `rider_equipment_test_attention_${run}`,
     /** A copy of FIXTURE where supervisors mark rows of "Needs attention" handled (test/attention-handling.test.ts). */
     handling: `rider_equipment_test_handling_${run}`,
+    /** A copy of FIXTURE for test/check-questioners.test.ts, whose rolled-back writes apply the kept data. */
+    questioners: `rider_equipment_test_questioners_${run}`,
     /** A copy of FIXTURE where each rule is handled and undone in turn (test/attention-rules.test.ts). */
     rules: `rider_equipment_test_rules_${run}`,
     /**
@@ -53,6 +55,7 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   attention: 'fixture',
   handling: 'fixture',
   rules: 'fixture',
+  questioners: 'fixture',
   listKeys: 'fixture',
   attentionQueue: 'fixture',
   demo: 'demo',
