@@ -3,6 +3,7 @@
 // ends it between statements does not end the process.
 import type pg from 'pg';
 import { ClientGone, Pool, PoolTimeout } from '../src/db/pool';
+import { eventually } from './support/wait';
 
 jest.setTimeout(30000);
 
@@ -87,11 +88,15 @@ it('starts nothing for a client that already left, and takes no place for it', a
 it('survives a checked-out connection that its server ends between statements', async () => {
   const client = await acquire();
   const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+  let heard = false;
+  client.once('error', () => {
+    heard = true;
+  });
   const other = await acquire();
   await other.query('SELECT pg_terminate_backend($1)', [pid]);
   other.release();
   // The error arrives while the connection is checked out and idle: heard, the process carries on.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await eventually(() => heard, { what: 'the ended connection’s error' });
   await expect(client.query('SELECT 1')).rejects.toThrow();
   client.release(new Error('its server ended it'));
   // Both places are free again, and the pool serves statements on fresh connections.

@@ -24,8 +24,6 @@ afterAll(async () => {
   await two.close();
 });
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function newToken(name: string): Promise<{ token: string; id: string }> {
   const made = await createToken(one.pool, { name: `${name}-${process.pid}` });
   await Promise.all([one.tokens!.refresh(), two.tokens!.refresh()]);
@@ -78,12 +76,13 @@ describe('rate limits shared by every process', () => {
   });
 
   it('runs no statement on the primary per request: a burst is one read and a flush per interval', async () => {
-    const { token } = await newToken('shared-limit-burst');
+    const { token, id } = await newToken('shared-limit-burst');
     const query = jest.spyOn(one.pool, 'query');
     try {
       const started = Date.now();
       await Promise.all(Array.from({ length: 100 }, () => ask(one, token)));
-      await pause(3 * FLUSH_MS);
+      // Until the burst's hits are flushed to the shared row (an interval or two).
+      await eventually(async () => (await hitsOf(id))[0]?.hits === 100, { ms: 3000, what: 'the 100 hits in the shared row' });
       const intervals = Math.ceil((Date.now() - started) / FLUSH_MS);
       const onTheCounts = query.mock.calls.filter(([sql]) => typeof sql === 'string' && sql.includes('access.rate_limits'));
       // One read of the key's total at its first hit, then at most one flush per interval, however many
@@ -106,8 +105,8 @@ describe('rate limits shared by every process', () => {
     const admitted = answers.filter((res) => res.status === 200).length;
     expect(admitted).toBeGreaterThanOrEqual(6);
     expect(admitted).toBeLessThanOrEqual(6 + 6); // limit + (processes - 1) x limit
-    await pause(3 * FLUSH_MS);
-    // After a flush each knows the total: both refuse.
+    // Once both have flushed, each knows the total: both refuse.
+    await eventually(async () => (await hitsOf(id))[0]?.hits === 20, { ms: 3000, what: 'both processes’ 20 hits in the shared row' });
     expect((await ask(one, token)).status).toBe(429);
     expect((await ask(two, token)).status).toBe(429);
     // Every hit is counted once both processes have flushed (later on a loaded machine).
