@@ -84,9 +84,9 @@ const pick: ListColumn = {
 /** A rule's column as the list engine draws it. */
 const listColumn = ({ href, ...column }: RuleColumn): ListColumn => ({ ...column, ...(href ? { href: (row: Row) => href(row) } : {}) });
 
-/** A rule's columns on the page and in its list: its own, the earlier note, and the handle control. */
-export function ruleColumns(rule: Rule): ListColumn[] {
-  return [...rule.columns.map(listColumn), earlierNote, handle(rule)];
+/** A rule's columns on the page and in its list: its own, the earlier note, `more`, and the handle control. */
+export function ruleColumns(rule: Rule, more: ListColumn[] = []): ListColumn[] {
+  return [...rule.columns.map(listColumn), earlierNote, ...more, handle(rule)];
 }
 
 const params = defineParams({
@@ -139,7 +139,7 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
       columns: (builder, values) => withOwner(list.columns(builder, query(values)), rule),
       csvName: (values) => `attention-${rule.name}-${values.as_of ?? new Date().toISOString().slice(0, 10)}`,
       batch: links.attentionBatch(rule.name),
-      table: [pick, ...ruleColumns(rule).slice(0, -1), owner, ...ruleColumns(rule).slice(-1)],
+      table: [pick, ...ruleColumns(rule, [owner])],
     };
   });
 }

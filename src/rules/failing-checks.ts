@@ -3,7 +3,7 @@ import { sql } from '../db/knex';
 import { timeKey } from '../queries/keyset';
 import { dayText } from '../wire/sql-fragments';
 import { defineRule, type AttentionQuery } from './define';
-import { earlierNote, gapRiders, UNTIL, unhandled } from './sql';
+import { earlierNote, gapRiders, UNTIL, unhandled, riderCells } from './sql';
 import { lastCheckHref, riderColumns } from './columns';
 
 const NAME = 'failing-checks';
@@ -22,9 +22,7 @@ function columns(builder: Knex.QueryBuilder) {
   return builder
     .join('patrol_checks as pc', 'pc.id', 'g.check_id')
     .select(
-      'g.rider_id',
-      'r.name as rider_name',
-      'c.name as company',
+      ...riderCells('g.rider_id'),
       sql.raw(`${dayText('g.from_at')} AS last_check`),
       sql.raw(`${dayText('g.streak_start')} AS failing_since`),
       sql.raw(

@@ -3,6 +3,7 @@ import { sql } from '../db/knex';
 import { applyScope, type Scope } from '../filters/scope';
 import { dayText } from '../wire/sql-fragments';
 import { cappedCount } from '../queries/keyset';
+import { namedCompany } from './sql';
 import { COMPANY_RULE_NAMES, type AttentionQuery, type RiderRule, type Rule, type RuleName } from './index';
 
 // What supervisors record when they handle a row of "Needs attention" (access.attention_handled,
@@ -62,18 +63,15 @@ export const BATCH_MAX = 10_000;
 
 /** The subjects and evidence of a rider rule's listed rows (hideHandled), as a batch covers them. */
 function picked(rule: RiderRule, q: AttentionQuery, company?: string) {
-  const rows = rule.list
-    .core({ ...q, hideHandled: true })
-    .select(sql.raw(`${rule.list.subject} AS subject`), sql.raw('? AS evidence', [rule.evidence(q)]));
-  return company ? rows.where('c.name', company) : rows;
+  return namedCompany(rule.list.core({ ...q, hideHandled: true }), company).select(
+    sql.raw(`${rule.list.subject} AS subject`),
+    sql.raw('? AS evidence', [rule.evidence(q)]),
+  );
 }
 
 /** How many rows a batch would cover, up to BATCH_MAX + 1. */
 export function batchCount(rule: RiderRule, q: AttentionQuery, company?: string) {
-  return cappedCount(
-    rule.list.core({ ...q, hideHandled: true }).modify((b) => (company ? b.where('c.name', company) : b)),
-    BATCH_MAX,
-  );
+  return cappedCount(namedCompany(rule.list.core({ ...q, hideHandled: true }), company), BATCH_MAX);
 }
 
 export interface NewBatch {
@@ -121,7 +119,7 @@ export function insertBatch(b: NewBatch) {
  * none is left; returns the batch's id, rule and how many were undone (no row: no such batch, or undone).
  */
 export function undoBatch(id: string, supervisorId: string, scope: Scope) {
-  const inScope = scope.company_id ? `AND EXISTS (SELECT 1 FROM riders r WHERE r.id = h.subject_id AND r.company_id = ${'?'})` : '';
+  const inScope = scope.company_id ? `AND EXISTS (SELECT 1 FROM riders r WHERE r.id = h.subject_id AND r.company_id = ?)` : '';
   return sql.raw(
     `WITH u AS (
        UPDATE access.attention_handled h SET undone_at = now(), undone_by = ?

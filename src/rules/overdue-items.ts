@@ -4,7 +4,7 @@ import { timeKey } from '../queries/keyset';
 import { dayText } from '../wire/sql-fragments';
 import { riderColumns } from './columns';
 import { defineRule, type AttentionQuery } from './define';
-import { AS_OF, earlierNote, riders, UNTIL, unhandled } from './sql';
+import { AS_OF, earlierNote, riders, UNTIL, unhandled, riderCells } from './sql';
 
 const NAME = 'overdue-items';
 
@@ -60,9 +60,7 @@ function columns(builder: Knex.QueryBuilder, q: AttentionQuery) {
       [q.asOf, q.asOf],
     )
     .select(
-      'k.rider_id',
-      'r.name as rider_name',
-      'c.name as company',
+      ...riderCells('k.rider_id'),
       'its.items',
       'its.item_names',
       sql.raw(`${dayText('k.eligible_at')} AS eligible_on`),

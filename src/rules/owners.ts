@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import type { Scope } from '../filters/scope';
 import type { AttentionQuery, RiderRule } from './index';
+import { namedCompany } from './sql';
 
 // Who works on a row of a rider rule (access.attention_owners, migration 022): a supervisor a lead gave
 // it to, shown on the row, a filter of the rule's list ("Mine", "Unassigned"), and kept on the handling.
@@ -54,7 +55,7 @@ function subjects(a: Assignment) {
   const scope = a.assignee?.company_id ? { company_id: a.assignee.company_id } : a.q.scope;
   const rows = a.rule.list.core({ ...a.q, scope, hideHandled: false }).select(sql.raw(`${a.rule.list.subject} AS subject`));
   if (a.q.scope.company_id && scope !== a.q.scope) rows.where('r.company_id', a.q.scope.company_id);
-  return a.company ? rows.where('c.name', a.company) : rows;
+  return namedCompany(rows, a.company);
 }
 
 /** Gives the rows to the assignee (or takes them from whoever had them), in one statement; returns how many. */

@@ -27,6 +27,12 @@ export function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
   return builder;
 }
 
+/** The rider a row is about (`subject`, as rider_id), their name and 3PL: the first cells of a rider rule's rows. */
+export const riderCells = (subject: string) => [`${subject} as rider_id`, 'r.name as rider_name', 'c.name as company'];
+
+/** Only the rows of the 3PL named (alias c), when one is: a rule list's `3pl` filter, for its batches. */
+export const namedCompany = (builder: Knex.QueryBuilder, company?: string) => (company ? builder.where('c.name', company) : builder);
+
 /**
  * Leaves out a row handled by a supervisor (access.attention_handled, migrations 014 and 020): one
  * handling of this rule and subject, not undone, recorded by the end of the as-of day and not

@@ -4,7 +4,7 @@ import { timeKey } from '../queries/keyset';
 import { dayText, held as holding } from '../wire/sql-fragments';
 import { lastCheckHref, riderColumns } from './columns';
 import { defineRule, type AttentionQuery } from './define';
-import { earlierNote, gapRiders, heldAtEnd, UNTIL, unhandled } from './sql';
+import { earlierNote, gapRiders, heldAtEnd, UNTIL, unhandled, riderCells } from './sql';
 
 const NAME = 'unchecked';
 
@@ -43,9 +43,7 @@ function columns(builder: Knex.QueryBuilder, q: AttentionQuery) {
             .count(),
         ]);
   return builder.select(
-    'g.rider_id',
-    'r.name as rider_name',
-    'c.name as company',
+    ...riderCells('g.rider_id'),
     sql.raw('? AS held', [heldCount]),
     sql.raw(`CASE WHEN g.from_at > '-infinity' THEN ${dayText('g.from_at')} END AS last_check`),
     sql.raw(`CASE WHEN g.from_at > '-infinity' THEN g.check_id END AS last_check_id`),
