@@ -77,6 +77,7 @@ describe('kept attention and overview data', () => {
       ['an exchange deleted', 'DELETE FROM product_exchanges WHERE id = 7501'],
       ['an item deleted', 'DELETE FROM assignments WHERE id = 2503'],
       ['the exchange days rewritten for another time zone', `SELECT rider_list_set_zone('America/New_York')`],
+      ['the rules given other thresholds', 'SELECT kept_rules_set(3, 30)'],
       ['every check truncated', 'TRUNCATE patrol_checks CASCADE'],
       ['every assignment truncated', 'TRUNCATE assignments CASCADE'],
     ];

@@ -53,7 +53,8 @@ const AS_OF = '2025-01-31';
  */
 function section(html: string, name: string) {
   const found = one(html, `section.panel.attention#${name}`);
-  return { body: found.outerHTML, rows: tableRows(found).map((row) => row.slice(0, -2)) };
+  const list = found.querySelector('table.list');
+  return { body: found.outerHTML, rows: list ? tableRows(list).map((row) => row.slice(0, -2)) : [] };
 }
 const page = async (app: express.Express, query = `?as_of=${AS_OF}`) =>
   (await request(app).get(`/admin/attention${query}`).expect(200)).text;

@@ -47,6 +47,9 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.kept_moved_riders': EMPTY,
       'public.kept_rider_held': 'c5dccf1181b3a661d0be96f99f91dd152aac3f5e28f15dfccc6ed37468445a35',
       'public.kept_riders': '83959c3871b06a9828f39b6213a361ee908dbdfc8192496e798e9b8198cca9a8',
+      'public.kept_rule_days': '4d2a67e09f2ac2f394d139c9357af4024af451965ef5b871f5bb86c1c0eb3327',
+      'public.kept_rule_riders': '833699d6c2daf85dc0bc046842fce1c84c933c6d1357e3a34f216ef737954e1c',
+      'public.kept_rule_settings': 'fecfb69c7bda1ace439ae14789ee33c8652665c80a37443caef6b2e7e3668853',
       'public.patrol_check_answers': 'e5aafaa421e85eb42f4e94fe8b0b4bf43930b02e6500372fe80015ccc39971ba',
       'public.patrol_check_items': '14a9e42634917ff45836ff678c8720a17a90f9fb160b5349e2ff4440dc0ec4cc',
       'public.patrol_check_questioners': 'a11a9829f4e5bc721275adba1042c8d030f21845c8e387536f9a51a640fddef2',
@@ -63,7 +66,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '6309b642cc9c61ffa3e1d6983a2e339e2521074920f542cbd692b30845efccc3',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': '7cfa53b2e5bb91486298916321f07fc0461679dcb04e82d3d6ff64eb90bff14c',
-      sequences: 'f16d933db156df82646a4ff324ef6129b045b8b05ce90dc0e12a7185159e26d6',
+      sequences: 'f2596c85c730db5714b4831b943af39a344edc0826eb629034154ec6d2c86284',
     });
   });
 
@@ -92,6 +95,9 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.kept_moved_riders': EMPTY,
       'public.kept_rider_held': '2161bcf42af8d532328dc8b8aab765f0ec0877243a3a168bca3be3c207b7e6b1',
       'public.kept_riders': '6e31d8df29a209337bba80034ce660c28d3b56e7d59caa62e24f7381fe543416',
+      'public.kept_rule_days': '5b6dd48e46f16a403bf1b72217ad22c54077f9c26e2976854ea42592b187e24f',
+      'public.kept_rule_riders': 'cdab0912a9cc987b7db765beaa093a9bea40c43e49680e2dfe995f11c845bb0e',
+      'public.kept_rule_settings': 'fecfb69c7bda1ace439ae14789ee33c8652665c80a37443caef6b2e7e3668853',
       'public.patrol_check_answers': 'c2a310430fb7fd0c38546191cff54f63e6fc94b112751e743fddf69adea644af',
       'public.patrol_check_items': 'd3c0b7dbc85ba257ead3f60758a3d605723c17da9d3f3b185902867e7c017aed',
       'public.patrol_check_questioners': '9e8a51cae74f4443616233f81cabf89ace645bdbe77d6a2cd21f2ec5cd4906e7',
@@ -108,7 +114,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '34101622d4bd75edec39b8548f03d27bd335601e77dcd62700017910c02572ec',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'bde2dfb457a2d60eedc5bdd8c153f03f6dad592890332d78efd9cfe354e5e2b7',
-      sequences: 'f16d933db156df82646a4ff324ef6129b045b8b05ce90dc0e12a7185159e26d6',
+      sequences: 'f2596c85c730db5714b4831b943af39a344edc0826eb629034154ec6d2c86284',
     });
   });
 
@@ -137,6 +143,9 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.kept_moved_riders': EMPTY,
       'public.kept_rider_held': '1458bcc3ffd5508be8d2c897a644ff87d9afa5d2228ca61e3d63b26342807f5e',
       'public.kept_riders': '895f612a86b04d87f32748bc53930b51d591d5536313e7cab8d084181bdd9298',
+      'public.kept_rule_days': 'e1a8e071e80d62fc2d7a775b71168a41255fdb8010f865ab84483420c19193d1',
+      'public.kept_rule_riders': '40d80d0a06cb07638055a17431e1450d83ce0d26287d7a2842c6cff30c93896d',
+      'public.kept_rule_settings': 'fecfb69c7bda1ace439ae14789ee33c8652665c80a37443caef6b2e7e3668853',
       'public.patrol_check_answers': '9edbebdc930bb5f9c18cf0ee64df62b8f2d34e13b50737d5d7acae4e09b7b0a2',
       'public.patrol_check_items': 'deee9ca3154234a38b248bfba97d1054e7d23561236615006e7acebda5b6518d',
       'public.patrol_check_questioners': '09ade8c2c895df5704237b0a67a8ccf8fe9b2be29fb2f70fc334931dd54ce62f',
@@ -153,7 +162,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': 'd6ffe318a9639c1f305f53b5cb24901eed8867a7d73e45443d974c03289760f2',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'a93ac7c637dc08a7eaea68a9590225990ece5fd4924dca6a59db847aa6e46702',
-      sequences: 'f16d933db156df82646a4ff324ef6129b045b8b05ce90dc0e12a7185159e26d6',
+      sequences: 'f2596c85c730db5714b4831b943af39a344edc0826eb629034154ec6d2c86284',
     });
   });
 });

@@ -14,7 +14,11 @@ import { HttpError, type FieldErrors } from '../http/errors';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import * as patrolChecks from '../queries/patrol-checks';
 import { ownedBy, UNASSIGNED, withOwner } from '../rules/owners';
+import { countTable, FLOW_WEEKS, weeklyFlow, weeklyHandled, type CountTable } from '../rules/counts';
+import { addDays } from '../filters/days';
+import { barRows } from './charts';
 import {
+  COMPANY_RULE_NAMES,
   companyRules,
   COUNT_CAP,
   firstRows,
@@ -92,7 +96,9 @@ export function ruleColumns(rule: Rule, more: ListColumn[] = []): ListColumn[] {
 const params = defineParams({
   as_of: { type: 'date', label: 'As of', description: 'The day the rules are judged at the end of; today when not given.' },
 });
-const validate = queryValidator(params, 'form');
+/** Needs attention's own form: the day, and one 3PL to look at (counts, first rows and weeks). */
+const pageParams = defineParams({ ...params, '3pl': company('c.name', 'riders') });
+const validate = queryValidator(pageParams, 'form');
 
 /** The filters of a rider rule's list: the day, the 3PL, and whom the rows were given to. */
 const ruleParamsOf = (rule: RiderRule) =>
@@ -159,6 +165,86 @@ async function asOfDay(pool: Reader, res: Response, asOf: string | undefined): P
 
 type Counts = Array<{ name: RuleName; counted: string; total: number; capped: boolean; href: string }>;
 
+/**
+ * Every rule's count at the end of the as-of day: exact, with its split by 3PL, from the kept days
+ * (src/rules/counts.ts); while those are written for other thresholds than the service's (a start
+ * with new ATTENTION_* settings, until kept_rules_set has run), counted up to COUNT_CAP instead.
+ */
+async function ruleCounts(
+  pool: Reader,
+  res: Response,
+  q: AttentionQuery,
+): Promise<{ table?: CountTable; totals: Map<string, { total: number; capped: boolean }> }> {
+  const signal = clientSignal(res);
+  const table = await countTable(async (query) => queryRows(pool, toNative(query), signal), RULES, q);
+  if (table) return { table, totals: new Map([...table.byRule].map(([name, c]) => [name, { total: c.total, capped: false }])) };
+  const totals = await Promise.all(
+    RULES.map(async (rule) => {
+      const [{ total }] = await queryRows<{ total: string }>(pool, toNative(ruleCount(rule, q)), signal);
+      return [rule.name, shownCount(Number(total))] as const;
+    }),
+  );
+  return { totals: new Map(totals) };
+}
+
+/** The rule × 3PL table: a row per 3PL of the scope, a cell per rule linking to that 3PL's rows. */
+function byCompany(table: CountTable, dayQuery: Record<string, string>) {
+  const cell = (rule: Rule, id: string, name: string) => {
+    const n = table.byRule.get(rule.name)?.byCompany.get(id) ?? 0;
+    const href =
+      rule.subject === '3pl'
+        ? `${links.attention({ ...dayQuery, '3pl': name })}#${rule.name}`
+        : links.attentionRule(rule.name, { ...dayQuery, '3pl': name });
+    return { n, href: n > 0 ? href : undefined };
+  };
+  return {
+    rules: RULES.map((rule) => ({ name: rule.name, title: rule.title, total: table.byRule.get(rule.name)?.total ?? 0 })),
+    rows: table.companies.map((c) => ({
+      name: c.name,
+      href: links.attention({ ...dayQuery, '3pl': c.name }),
+      cells: RULES.map((rule) => cell(rule, c.id, c.name)),
+    })),
+  };
+}
+
+/**
+ * "Is the queue shrinking?": per rider rule, the weeks back from the as-of day with the riders that
+ * entered the rule, those that left it (checked, item returned), the rows marked handled, and the
+ * riders in the rule at each week's end (handled ones too), from the kept days.
+ */
+async function flows(pool: Reader, res: Response, q: AttentionQuery, asOf: string, table: CountTable) {
+  const signal = clientSignal(res);
+  const [moved, handled] = await Promise.all([
+    queryRows<{ rule: string; weeks_ago: number; entered: number; exited: number }>(pool, toNative(weeklyFlow(q)), signal),
+    queryRows<{ rule: string; weeks_ago: number; handled: number }>(pool, toNative(weeklyHandled(q, COMPANY_RULE_NAMES)), signal),
+  ]);
+  return new Map(
+    riderRules.map((rule) => {
+      const at = (weeksAgo: number) => moved.find((r) => r.rule === rule.name && r.weeks_ago === weeksAgo);
+      const handledAt = (weeksAgo: number) => handled.find((r) => r.rule === rule.name && r.weeks_ago === weeksAgo)?.handled ?? 0;
+      let inRule = table.byRule.get(rule.name)?.kept ?? 0;
+      const weeks = Array.from({ length: FLOW_WEEKS }, (_, weeksAgo) => {
+        const week = at(weeksAgo);
+        const row = {
+          from: addDays(asOf, -7 * weeksAgo - 6),
+          to: addDays(asOf, -7 * weeksAgo),
+          entered: week?.entered ?? 0,
+          exited: week?.exited ?? 0,
+          handled: handledAt(weeksAgo),
+          inRule,
+        };
+        inRule -= row.entered - row.exited;
+        return row;
+      }).reverse();
+      const top = Math.max(1, ...weeks.map((w) => Math.max(w.entered, w.exited + w.handled)));
+      const bar = (value: number) => barRows([{ label: '', value, display: value.toLocaleString('en') }], top)[0];
+      const rows = weeks.map((w) => ({ ...w, enteredBar: bar(w.entered), outBar: bar(w.exited + w.handled) }));
+      const sum = (key: 'entered' | 'exited' | 'handled') => weeks.reduce((n, w) => n + w[key], 0);
+      return [rule.name, { rows, entered: sum('entered'), out: sum('exited') + sum('handled') }] as const;
+    }),
+  );
+}
+
 /** A rule's count as shown: exact up to COUNT_CAP, "more than" it past that. */
 export function shownCount(total: number): { total: number; capped: boolean } {
   return total > COUNT_CAP ? { total: COUNT_CAP, capped: true } : { total, capped: false };
@@ -178,58 +264,56 @@ const queueQuery = (asOf: string | null, settings: AttentionSettings, scope: Sco
  * the next count.
  */
 export function attentionCounter(pool: Reader, settings: AttentionSettings) {
-  return (res: Response, asOf: string | null, isToday: boolean): Promise<Counts> => {
-    const q = queueQuery(asOf, settings, scopeOf(res));
-    const signal = clientSignal(res);
-    return Promise.all(
-      RULES.map(async (rule) => {
-        const [{ total }] = await queryRows<{ total: string }>(pool, toNative(ruleCount(rule, q)), signal);
-        return {
-          name: rule.name,
-          counted: rule.counted,
-          ...shownCount(Number(total)),
-          href: `${links.attention(isToday || asOf === null ? {} : { as_of: asOf })}#${rule.name}`,
-        };
-      }),
-    );
+  return async (res: Response, asOf: string | null, isToday: boolean): Promise<Counts> => {
+    const { totals } = await ruleCounts(pool, res, queueQuery(asOf, settings, scopeOf(res)));
+    return RULES.map((rule) => ({
+      name: rule.name,
+      counted: rule.counted,
+      ...totals.get(rule.name)!,
+      href: `${links.attention(isToday || asOf === null ? {} : { as_of: asOf })}#${rule.name}`,
+    }));
   };
 }
 
 export function attentionHandlers({ pool, streamPool, streamLimit, settings }: AttentionDeps) {
-  async function valuesOf(req: Request): Promise<{ asOf?: string; errors?: FieldErrors }> {
+  async function valuesOf(req: Request): Promise<{ asOf?: string; company?: string; errors?: FieldErrors }> {
     const { values, errors } = await checkQuery(validate, req.query);
-    return { asOf: values?.as_of, errors };
+    return { asOf: values?.as_of, company: values?.['3pl'], errors };
   }
 
   async function page(req: Request, res: Response): Promise<void> {
-    const { asOf: given, errors } = await valuesOf(req);
+    const { asOf: given, company: named, errors } = await valuesOf(req);
     const { asOf, today } = await asOfDay(pool, res, given);
-    const q = queueQuery(given ?? null, settings, scopeOf(res));
+    const q: AttentionQuery = { ...queueQuery(given ?? null, settings, scopeOf(res)), company: named };
     const signal = clientSignal(res);
     const dayQuery: Record<string, string> = given ? { as_of: given } : {};
-    const sections = await Promise.all(
-      RULES.map(async (rule) => {
-        const [[{ total }], rows] = await Promise.all([
-          queryRows<{ total: string }>(pool, toNative(ruleCount(rule, q)), signal),
-          queryRows<Row>(pool, toNative(firstRows(rule, q, SHOWN)), signal),
-        ]);
-        const shownRows = rule.subject === '3pl' ? rows.map((row) => ({ ...row, href: rule.href(row, asOf, settings) })) : rows;
-        const shown = shownCount(Number(total));
-        const columns = ruleColumns(rule).filter((c) => c.only !== 'csv');
-        return {
-          ...rule,
-          means: rule.means(settings),
-          ...shown,
-          listed: rule.subject === '3pl' ? shownRows.length : shown.total,
-          headers: columns.map((c) => ({ label: c.label, numeric: c.numeric })),
-          rows: rowsOf(columns, shownRows),
-          listHref: rule.subject === '3pl' ? undefined : links.attentionRule(rule.name, dayQuery),
-          handledHref: links.attentionHandled(rule.name),
-          csvHref: links.attentionCsv(rule.name, dayQuery),
-        };
-      }),
-    );
-    const form = formModel({ action: links.attention(), params, raw: stringQuery(req.query as Record<string, unknown>), errors });
+    const listQuery: Record<string, string> = { ...dayQuery, ...(named ? { '3pl': named } : {}) };
+    const [counts, sections] = await Promise.all([
+      ruleCounts(pool, res, q),
+      Promise.all(
+        RULES.map(async (rule) => {
+          const rows = await queryRows<Row>(pool, toNative(firstRows(rule, q, SHOWN)), signal);
+          const shownRows = rule.subject === '3pl' ? rows.map((row) => ({ ...row, href: rule.href(row, asOf, settings) })) : rows;
+          const columns = ruleColumns(rule).filter((c) => c.only !== 'csv');
+          return {
+            ...rule,
+            means: rule.means(settings),
+            headers: columns.map((c) => ({ label: c.label, numeric: c.numeric })),
+            rows: rowsOf(columns, shownRows),
+            listHref: rule.subject === '3pl' ? undefined : links.attentionRule(rule.name, listQuery),
+            handledHref: links.attentionHandled(rule.name),
+            csvHref: links.attentionCsv(rule.name, listQuery),
+          };
+        }),
+      ),
+    ]);
+    const flow = counts.table ? await flows(pool, res, q, asOf, counts.table) : undefined;
+    const form = formModel({
+      action: links.attention(),
+      params: pageParams,
+      raw: stringQuery(req.query as Record<string, unknown>),
+      errors,
+    });
     await render(
       res,
       'attention',
@@ -239,7 +323,14 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
         form,
         asOf,
         isToday: asOf === today,
-        sections,
+        company: named,
+        sections: sections.map((section) => ({
+          ...section,
+          ...counts.totals.get(section.name)!,
+          flow: section.subject === 'rider' ? flow?.get(section.name) : undefined,
+        })),
+        byCompany: counts.table && !named ? byCompany(counts.table, dayQuery) : undefined,
+        flowWeeks: FLOW_WEEKS,
         shown: SHOWN,
         back: req.originalUrl,
       },

@@ -2,7 +2,7 @@
 // Works on DATABASE_URL, or on the embedded server when it is not set.
 import pg from 'pg';
 import { loadConfig } from '../config';
-import { openDatabase } from '../db/bootstrap';
+import { alignKeptSettings, openDatabase } from '../db/bootstrap';
 import { commandLine, runCommand, unknownCommand } from './run';
 import { migrateDatabase } from '../db/migrate';
 import { DEFAULT_DEMO, seedDemo } from '../../db/seeds/demo';
@@ -28,6 +28,8 @@ async function main(): Promise<void> {
   try {
     const applied = await migrateDatabase(database.url);
     log(applied.length ? `Applied migrations: ${applied.join(', ')}` : 'The schema is up to date.');
+    // Who migrates owns the tables: the kept data is written for this service's settings now.
+    await alignKeptSettings(database.url, config, log, true);
     if (command === 'seed') {
       const options = {
         riders: positiveInteger('riders', values.riders, DEFAULT_DEMO.riders),

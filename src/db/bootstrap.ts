@@ -66,31 +66,58 @@ export async function prepareDemo(url: string, log: (msg: string) => void, demo 
 }
 
 /**
- * The kept list entries' time zone (migration 006) against TIME_ZONE. When they differ, every list
- * page is built afresh (correct, about ten times the database work), so a database the service owns
- * (the embedded one) is rewritten for TIME_ZONE, and for any other the log says what to run. A
- * database that cannot be read yet (away, not migrated) is left for later: it never stops a start.
+ * The kept data's settings against the service's: the list entries' and exchange days' time zone
+ * (migration 006) against TIME_ZONE, and the thresholds the rules' kept days are written for
+ * (migration 023) against ATTENTION_FAILED_CHECKS and ATTENTION_UNCHECKED_DAYS. When the zone differs,
+ * every list page is built afresh (correct, about ten times the database work); when the thresholds
+ * differ, "Needs attention" counts up to 1,000 instead of exactly. So a database the service owns (the
+ * embedded one) is rewritten for the service's settings, and for any other the log says what to run
+ * (`npm run db:migrate` runs it too). A database that cannot be read yet (away, not migrated) is left
+ * for later: it never stops a start.
  */
-export async function alignListZone(url: string, timeZone: string, log: (msg: string) => void, owned: boolean): Promise<void> {
+export async function alignKeptSettings(
+  url: string,
+  config: Pick<Config, 'timeZone' | 'attention'>,
+  log: (msg: string) => void,
+  owned: boolean,
+): Promise<void> {
   // A server that does not answer holds the start for 3 s at most.
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: owned ? 0 : 3000 });
+  const { timeZone, attention } = config;
   try {
     await client.connect();
     const { rows } = await client.query<{ zone: string }>('SELECT zone FROM rider_list_zone');
     const zone = rows[0]?.zone;
-    if (zone === undefined || zone === timeZone) return;
-    if (owned) {
-      log(`Rewriting the kept rider list entries for TIME_ZONE ${timeZone} (they were written in ${zone})`);
-      await client.query('SELECT rider_list_set_zone($1)', [timeZone]);
-    } else {
-      log(
-        `TIME_ZONE is ${timeZone} but the kept rider list entries and exchange days are written in ${zone}: ` +
-          `/v2/rider-equipment-list builds every page itself, and "Needs attention" may date an exchange day by ` +
-          `${zone}'s daylight-saving rules, until the tables' owner runs SELECT rider_list_set_zone(${pg.escapeLiteral(timeZone)});`,
-      );
+    if (zone !== undefined && zone !== timeZone) {
+      if (owned) {
+        log(`Rewriting the kept rider list entries for TIME_ZONE ${timeZone} (they were written in ${zone})`);
+        await client.query('SELECT rider_list_set_zone($1)', [timeZone]);
+      } else {
+        log(
+          `TIME_ZONE is ${timeZone} but the kept rider list entries and exchange days are written in ${zone}: ` +
+            `/v2/rider-equipment-list builds every page itself, and "Needs attention" may date an exchange day by ` +
+            `${zone}'s daylight-saving rules, until the tables' owner runs SELECT rider_list_set_zone(${pg.escapeLiteral(timeZone)});`,
+        );
+      }
+    }
+    const { rows: kept } = await client.query<{ failed_checks: number; unchecked_days: number }>(
+      'SELECT failed_checks, unchecked_days FROM kept_rule_settings',
+    );
+    const set = `SELECT kept_rules_set(${attention.failedChecks}, ${attention.uncheckedDays});`;
+    if (kept[0] && (kept[0].failed_checks !== attention.failedChecks || kept[0].unchecked_days !== attention.uncheckedDays)) {
+      if (owned) {
+        log(`Rewriting the kept days of "Needs attention" for its thresholds (${set})`);
+        await client.query(set);
+      } else {
+        log(
+          `ATTENTION_FAILED_CHECKS and ATTENTION_UNCHECKED_DAYS are ${attention.failedChecks} and ${attention.uncheckedDays} but the ` +
+            `kept days of "Needs attention" are written for ${kept[0].failed_checks} and ${kept[0].unchecked_days}: its counts stop at ` +
+            `1,000 until the tables' owner runs ${set}`,
+        );
+      }
     }
   } catch (error) {
-    if (owned) log(`Could not align the kept rider list entries with TIME_ZONE: ${(error as Error).message}`);
+    if (owned) log(`Could not align the kept data with the service's settings: ${(error as Error).message}`);
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -102,7 +129,7 @@ export async function alignListZone(url: string, timeZone: string, log: (msg: st
  */
 export async function openDatabase(config: Config, log: (msg: string) => void, options: OpenOptions = { demo: true }): Promise<Database> {
   if (config.databaseUrl) {
-    await alignListZone(config.databaseUrl, config.timeZone, log, false);
+    await alignKeptSettings(config.databaseUrl, config, log, false);
     return { url: config.databaseUrl, replicaUrls: config.replicaUrls };
   }
   const embedded = await startEmbedded(config.embedded.dir, { port: config.embedded.port, log });
@@ -111,7 +138,7 @@ export async function openDatabase(config: Config, log: (msg: string) => void, o
     await ensureDatabase(embedded.url('postgres'), EMBEDDED_DATABASE);
     const url = embedded.url(EMBEDDED_DATABASE);
     await prepareDemo(url, log, options.demo);
-    await alignListZone(url, config.timeZone, log, true);
+    await alignKeptSettings(url, config, log, true);
     if (options.demo) await options.onDemo?.(url);
     // Standbys come last: made from the primary as it is now, demo data and all.
     for (let i = 1; i <= config.embedded.replicas; i++) {

@@ -21,6 +21,7 @@ import * as dropCompanyRiderIndexes from '../../db/migrations/20261127_019_drop_
 import * as attentionHandledOneLive from '../../db/migrations/20261127_020_attention_handled_one_live';
 import * as attentionBatches from '../../db/migrations/20261127_021_attention_batches';
 import * as attentionOwners from '../../db/migrations/20261127_022_attention_owners';
+import * as attentionRuleDays from '../../db/migrations/20261127_023_attention_rule_days';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -50,6 +51,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261127_020_attention_handled_one_live', attentionHandledOneLive],
   ['20261127_021_attention_batches', attentionBatches],
   ['20261127_022_attention_owners', attentionOwners],
+  ['20261127_023_attention_rule_days', attentionRuleDays],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */

@@ -21,11 +21,15 @@ export interface AttentionQuery {
   scope: Scope;
   /** Only these riders (a report's). */
   riderIds?: readonly string[];
+  /** Only the rows of the 3PL of this name (a lead's filter, within the scope). */
+  company?: string;
   /**
    * Leave out the rows supervisors marked handled (the work queue, its counts and CSV); a report and
    * the rider page list every open point, handled or not.
    */
   hideHandled?: boolean;
+  /** Only the rows supervisors marked handled (what the exact counts take off the rule's kept count). */
+  onlyHandled?: boolean;
 }
 
 /** A column of a rule's table and CSV: src/admin/attention.ts draws it with the list engine. */

@@ -4,7 +4,7 @@ import { links } from '../html/links';
 import { daysBefore, endOfDay, exchangesBetween } from '../queries/kept-counts';
 import { dayText } from '../wire/sql-fragments';
 import { defineRule, type AttentionQuery } from './define';
-import { earlierNote, riders, UNTIL, unhandled } from './sql';
+import { earlierNote, namedCompany, riders, UNTIL, unhandled } from './sql';
 
 const NAME = 'losses';
 
@@ -37,9 +37,7 @@ function rows(q: AttentionQuery) {
     )
     .groupBy('u.company_id')
     .select('u.company_id', sql.raw('sum(u.recent)::int AS recent'), sql.raw('sum(u.before)::int AS before'));
-  const builder = sql
-    .from(counted.as('k'))
-    .join('companies as c', 'c.id', 'k.company_id')
+  const builder = namedCompany(sql.from(counted.as('k')).join('companies as c', 'c.id', 'k.company_id'), q.company)
     .where('k.recent', '>', 0)
     .select(
       'c.id as company_id',

@@ -20,11 +20,11 @@ export const heldAtEnd = (q: AttentionQuery): [string, Array<string | null>] => 
   [q.asOf, q.asOf],
 ];
 
-/** Riders (alias r) of the scope, only some when asked. */
+/** Riders (alias r, their 3PL c) of the scope, only some when asked, of the 3PL named when one is. */
 export function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
   applyScope(builder, q.scope);
   if (q.riderIds) builder.whereIn('r.id', q.riderIds);
-  return builder;
+  return namedCompany(builder, q.company);
 }
 
 /** The rider a row is about (`subject`, as rider_id), their name and 3PL: the first cells of a rider rule's rows. */
@@ -37,7 +37,7 @@ export const namedCompany = (builder: Knex.QueryBuilder, company?: string) => (c
  * Leaves out a row handled by a supervisor (access.attention_handled, migrations 014 and 020): one
  * handling of this rule and subject, not undone, recorded by the end of the as-of day and not
  * superseded by then, whose evidence is at least as new as the row's and whose "until" day has not
- * passed. One index probe per row.
+ * passed. One index probe per row. With q.onlyHandled, the other way round: only the rows so handled.
  */
 export function unhandled(
   builder: Knex.QueryBuilder,
@@ -47,9 +47,9 @@ export function unhandled(
   evidence: string,
   evidenceBindings: Array<string | null> = [],
 ) {
-  if (!q.hideHandled) return builder;
+  if (!q.hideHandled && !q.onlyHandled) return builder;
   return builder.whereRaw(
-    `NOT EXISTS (SELECT 1 FROM access.attention_handled h WHERE h.rule = ? AND h.subject_id = ${subject} AND h.undone_at IS NULL
+    `${q.onlyHandled ? '' : 'NOT '}EXISTS (SELECT 1 FROM access.attention_handled h WHERE h.rule = ? AND h.subject_id = ${subject} AND h.undone_at IS NULL
        AND h.evidence_at >= ${evidence} AND (h.until IS NULL OR h.until >= ${AS_OF}) AND h.handled_at < ${UNTIL}
        AND (h.superseded_at IS NULL OR h.superseded_at >= ${UNTIL}))`,
     [rule, ...evidenceBindings, q.asOf, q.asOf, q.asOf],

@@ -25,7 +25,7 @@ export interface Kept {
   columns?: string;
 }
 
-/** The attention and overview data (migration 008), each table with its view. */
+/** The attention and overview data (migrations 008 and 023), each table with its view. */
 export const ATTENTION_KEPT: readonly Kept[] = [
   { table: 'kept_check_gaps', view: 'kept_check_gap_docs' },
   { table: 'kept_assignment_days', view: 'kept_assignment_day_docs' },
@@ -34,6 +34,8 @@ export const ATTENTION_KEPT: readonly Kept[] = [
   { table: 'kept_exchange_days', view: 'kept_exchange_day_docs' },
   { table: 'kept_held_items', view: 'kept_held_item_docs' },
   { table: 'kept_company_riders', view: 'kept_company_rider_docs' },
+  { table: 'kept_rule_riders', view: 'kept_rule_rider_docs' },
+  { table: 'kept_rule_days', view: 'kept_rule_day_docs' },
 ];
 
 /**
