@@ -3,7 +3,7 @@ import type { AttentionSettings } from '../config';
 import { sql } from '../db/knex';
 import { applyScope } from '../filters/scope';
 import type { AttentionQuery, CompanyRule, RiderRule } from './define';
-import { AS_OF, namedCompany } from './sql';
+import { AS_OF, namedCompany, UNTIL } from './sql';
 
 // Exact counts of the rules by 3PL, at today or any day, from the days kept per rule, 3PL and day
 // (migration 023): a rule's riders at the end of day D are those that entered it up to D less those
@@ -34,12 +34,26 @@ export function keptCounts(q: AttentionQuery) {
   );
 }
 
-/** Per 3PL: the rows of a rider rule that a live handling hides at the end of the as-of day. */
+/**
+ * Per 3PL: the rows of a rider rule that a live handling hides at the end of the as-of day. Read from
+ * the riders handled then (their own index entries, one probe each), so it costs as many probes as
+ * there are such handlings, whatever the fleet.
+ */
 export function handledCounts(rule: RiderRule, q: AttentionQuery) {
-  return rule.list
-    .core({ ...q, hideHandled: false, onlyHandled: true })
-    .groupBy('c.id')
-    .select(sql.raw('c.id::text AS company_id'), sql.raw('count(*)::int AS n'));
+  const handled = sql('access.attention_handled as hl')
+    .distinct('hl.subject_id')
+    .where('hl.rule', rule.name)
+    .whereNull('hl.undone_at')
+    .whereRaw(`hl.handled_at < ${UNTIL} AND (hl.superseded_at IS NULL OR hl.superseded_at >= ${UNTIL})`, [q.asOf, q.asOf]);
+  const hidden = rule.list
+    .core({ ...q, hideHandled: false, onlyHandled: true, riderOf: 'hs.subject_id' })
+    .select(sql.raw('c.id AS company_id'))
+    .limit(1);
+  return sql
+    .from(handled.as('hs'))
+    .joinRaw('CROSS JOIN LATERAL (?) AS x', [hidden as unknown as Knex.Raw])
+    .groupBy('x.company_id')
+    .select(sql.raw('x.company_id::text AS company_id'), sql.raw('count(*)::int AS n'));
 }
 
 /** Per 3PL: 1 when a 3PL rule counts it (not handled) at the end of the as-of day. */

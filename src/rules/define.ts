@@ -21,6 +21,11 @@ export interface AttentionQuery {
   scope: Scope;
   /** Only these riders (a report's). */
   riderIds?: readonly string[];
+  /**
+   * Only the rider this column of an outer query names (a LATERAL's: its rows are then read from the
+   * rider's own index entries, one probe per outer row).
+   */
+  riderOf?: string;
   /** Only the rows of the 3PL of this name (a lead's filter, within the scope). */
   company?: string;
   /**

@@ -24,6 +24,7 @@ export const heldAtEnd = (q: AttentionQuery): [string, Array<string | null>] => 
 export function riders(builder: Knex.QueryBuilder, q: AttentionQuery) {
   applyScope(builder, q.scope);
   if (q.riderIds) builder.whereIn('r.id', q.riderIds);
+  if (q.riderOf) builder.whereRaw(`r.id = ${q.riderOf}`);
   return namedCompany(builder, q.company);
 }
 
