@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { keptApply } from './20261127_018_kept_change_log';
 
 // Exact counts of "Needs attention" by rule, 3PL and day, at any day, as fast at 1,000,000 riders as at
 // 300 (issue 42). Each rider rule (src/rules/) holds a rider on some spans of days; the rider's spans
@@ -15,23 +16,11 @@ import type { Knex } from 'knex';
 // - unchecked: the gaps between checks from `unchecked_days` after their opening check (a rider never
 //   checked: always) to the next check, on the days the rider held an item (assigned to returned).
 //
-// Writers pay nothing for this: it is written by the change log's applier (migration 018) in the
-// background, by statement triggers on the kept tables it derives from (kept_check_gaps,
-// kept_assignment_days and kept_riders, which only the applier and the rebuilds write), and rebuilt
-// with the rest by kept_rebuild(), for a new time zone (rider_list_set_zone) and for new thresholds
-// (kept_rules_set, which the service runs at its start when ATTENTION_FAILED_CHECKS or
-// ATTENTION_UNCHECKED_DAYS differ).
-
-/** The triggers that follow the kept tables the rules' days come from: [table, operation]. */
-const FOLLOWED: Array<[string, 'insert' | 'update' | 'delete']> = (
-  ['kept_check_gaps', 'kept_assignment_days', 'kept_riders'] as const
-).flatMap((table) => (['insert', 'update', 'delete'] as const).map((op): [string, 'insert' | 'update' | 'delete'] => [table, op]));
-
-const transitions = {
-  insert: 'NEW TABLE AS new_rows',
-  update: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',
-  delete: 'OLD TABLE AS old_rows',
-};
+// Writers pay nothing for this: the change log's applier (migration 018) writes it in the background,
+// once per batch for the riders whose checks, items or row the batch wrote, after the kept tables it
+// derives from (kept_check_gaps, kept_assignment_days); it is rebuilt with the rest by kept_rebuild(),
+// for a new time zone (rider_list_set_zone) and for new thresholds (kept_rules_set, which the service
+// runs at its start when ATTENTION_FAILED_CHECKS or ATTENTION_UNCHECKED_DAYS differ).
 
 /** Entered and left per rule, 3PL and day, from a relation of (rule, company_id, days, sign). */
 const dayEvents = (spans: string) => `
@@ -138,31 +127,12 @@ export async function up(knex: Knex): Promise<void> {
       INSERT INTO kept_rule_days ${dayEvents('SELECT rule, company_id, days, 1 AS sign FROM kept_rule_riders')};
     END $$;
 
-    -- The riders whose days a statement of the applier may have changed: those of the rows it wrote
-    -- (a rider's 3PL: only when it changed). A rebuild writes them all and says so (kept.rules_paused).
-    CREATE FUNCTION kept_rules_follow() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
-    BEGIN
-      IF current_setting('kept.rules_paused', true) = 'on' THEN RETURN NULL; END IF;
-      IF TG_OP = 'INSERT' THEN
-        PERFORM kept_rules_refresh(ARRAY(SELECT DISTINCT rider_id FROM new_rows));
-      ELSIF TG_OP = 'DELETE' THEN
-        PERFORM kept_rules_refresh(ARRAY(SELECT DISTINCT rider_id FROM old_rows));
-      ELSIF TG_TABLE_NAME = 'kept_riders' THEN
-        PERFORM kept_rules_refresh(ARRAY(SELECT n.rider_id FROM new_rows n JOIN old_rows o USING (rider_id) WHERE n.company_id <> o.company_id));
-      ELSE
-        PERFORM kept_rules_refresh(ARRAY(SELECT rider_id FROM new_rows UNION SELECT rider_id FROM old_rows));
-      END IF;
-      RETURN NULL;
-    END $$;
-    ${FOLLOWED.map(
-      ([table, op]) =>
-        `CREATE TRIGGER ${table}_${op}_rules AFTER ${op.toUpperCase()} ON ${table} REFERENCING ${transitions[op]} FOR EACH STATEMENT EXECUTE FUNCTION kept_rules_follow();`,
-    ).join('\n    ')}
+    -- Each batch of the applier writes afresh the days of the riders whose checks, items or row it wrote.
+    ${keptApply('CREATE OR REPLACE FUNCTION', '\n      PERFORM kept_rules_refresh(held || checked);')}
 
-    -- Everything rebuilt at once (a bulk load, a TRUNCATE, a new zone) writes the days once, at the end.
-    ALTER FUNCTION rider_list_zone_keep_attention() SET kept.rules_paused = 'on';
+    -- Everything rebuilt at once (a bulk load, a TRUNCATE, a new zone) writes the days too, at the end.
     CREATE OR REPLACE FUNCTION kept_rebuild() RETURNS void LANGUAGE plpgsql
-      SECURITY DEFINER SET search_path FROM CURRENT SET kept.applying = 'on' SET kept.rules_paused = 'on' AS $$
+      SECURITY DEFINER SET search_path FROM CURRENT SET kept.applying = 'on' AS $$
     BEGIN
       DELETE FROM kept_changes;
       PERFORM riders_recount_items();
@@ -201,7 +171,7 @@ export async function down(knex: Knex): Promise<void> {
     DROP FUNCTION kept_rules_set(integer, integer);
     DROP TRIGGER rider_list_zone_rules ON rider_list_zone;
     DROP FUNCTION rider_list_zone_keep_rules();
-    ALTER FUNCTION rider_list_zone_keep_attention() RESET kept.rules_paused;
+    ${keptApply('CREATE OR REPLACE FUNCTION')}
     CREATE OR REPLACE FUNCTION kept_rebuild() RETURNS void LANGUAGE plpgsql
       SECURITY DEFINER SET search_path FROM CURRENT SET kept.applying = 'on' AS $$
     BEGIN
@@ -214,8 +184,7 @@ export async function down(knex: Knex): Promise<void> {
       PERFORM kept_attention_rebuild();
       PERFORM kept_riders_rebuild();
     END $$;
-    ${FOLLOWED.map(([table, op]) => `DROP TRIGGER ${table}_${op}_rules ON ${table};`).join('\n    ')}
-    DROP FUNCTION kept_rules_follow(), kept_rules_rebuild(), kept_rules_refresh(bigint[]);
+    DROP FUNCTION kept_rules_rebuild(), kept_rules_refresh(bigint[]);
     DROP VIEW kept_rule_day_docs, kept_rule_rider_docs;
     DROP TABLE kept_rule_days, kept_rule_riders, kept_rule_settings;
     DROP FUNCTION kept_days(date, date), kept_day(timestamptz, text);
