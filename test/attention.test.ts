@@ -149,6 +149,54 @@ describe('the rules, as of the end of one day', () => {
   });
 });
 
+describe('by 3PL, and the weeks', () => {
+  /** The rule × 3PL table: [3PL, figure per rule], and the hrefs of its figures. */
+  const byCompany = (html: string) => {
+    const table = one(html, 'table.by-3pl');
+    const rows = [...table.querySelectorAll('tbody tr'), ...table.querySelectorAll('tfoot tr')].map((tr) => [
+      textOf(tr.querySelector('th')!),
+      ...tr.querySelectorAll('td').map((td) => textOf(td)),
+    ]);
+    return { rows, hrefs: table.querySelectorAll('td a').map((a) => a.getAttribute('href')) };
+  };
+  const figures = (html: string) => [...html.matchAll(/<li><a href="#([a-z-]+)"><span class="figure">(\d+)<\/span>/g)].map(([, , n]) => n);
+
+  it('splits every count by 3PL, each figure opening that 3PL’s rows', async () => {
+    const { rows, hrefs } = byCompany(await page(t.app));
+    expect(rows.at(-1)).toEqual(['All', '1', '4', '2', '5']);
+    expect(rows.find((row) => row[0] === 'Swift & Co')).toEqual(['Swift & Co', '0', '2', '1', '3']);
+    // Each column sums to its rule's count.
+    for (let i = 1; i <= 4; i++) expect(rows.slice(0, -1).reduce((n, row) => n + Number(row[i]), 0)).toBe(Number(rows.at(-1)![i]));
+    expect(hrefs).toContain(`/admin/attention/overdue-items?as_of=${AS_OF}&3pl=Swift+%26+Co`);
+  });
+
+  it('shows one 3PL alone when the form names it: its counts, rows and weeks', async () => {
+    const html = await page(t.app, `?as_of=${AS_OF}&3pl=Swift+%26+Co`);
+    expect(figures(html)).toEqual(['0', '2', '1', '3']);
+    expect(section(html, 'unchecked').rows.map((row) => row[0])).toEqual(['107', '9007199254740993', '101']);
+    expect(section(html, 'losses').rows.map((row) => row[0])).toEqual(['Swift & Co']);
+    expect(html).not.toContain('class="list by-3pl"');
+  });
+
+  it('gives each rider rule its last 12 weeks, ending with the riders in it at the as-of day', async () => {
+    const html = await page(t.app);
+    for (const [rule, inRule] of [
+      ['failing-checks', '1'],
+      ['overdue-items', '4'],
+      ['unchecked', '5'],
+    ]) {
+      const weeks = tableRows(one(html, `section#${rule} table.flow-table`));
+      expect(weeks).toHaveLength(12);
+      expect(weeks.at(-1)!.at(-1)).toBe(inRule);
+    }
+    // Rider 107 (never checked) got a helmet on 2025-01-01 and entered "not checked lately" that day.
+    const week = one(html, 'section#unchecked table.flow-table')
+      .querySelectorAll('tbody tr')
+      .find((tr) => textOf(tr.querySelector('th')!) === '2024-12-28 – 2025-01-03')!;
+    expect(textOf(week.querySelector('td')!)).toMatch(/^[1-9]/);
+  });
+});
+
 describe('the counts are fresh', () => {
   const homeCounts = async () => {
     const home = (await request(t.app).get(`/admin?as_of=${AS_OF}`).expect(200)).text;
@@ -233,6 +281,9 @@ describe('the lists as CSV, and the 3PL scope', () => {
     expect(section(html, 'unchecked').rows.map((row) => row[0])).toEqual(['107', '9007199254740993', '101']);
     const csv = (await request(scoped).get(`/admin/attention/unchecked.csv?as_of=${AS_OF}`).expect(200)).text.trimEnd().split('\n');
     expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(['107', '9007199254740993', '101']);
+    // The rule × 3PL table holds its 3PL alone.
+    expect(tableRows(one(html, 'table.by-3pl')).length).toBe(1);
+    expect(textOf(one(html, 'table.by-3pl tbody th'))).toBe('Swift & Co');
   });
 
   it('says what is wrong with a bad day, beside the field', async () => {

@@ -28,12 +28,14 @@ afterAll(async () => {
   await signedOut?.close();
 });
 
-async function checked(base: string, path: string): Promise<{ violations: string[]; unlabelled: string[] }> {
+/** axe-core's findings on a page, with the <details> that `open` selects opened first. */
+async function checked(base: string, path: string, open?: string): Promise<{ violations: string[]; unlabelled: string[] }> {
   const context = await browser.newContext({ bypassCSP: true });
   try {
     const page = await context.newPage();
     const res = await page.goto(`${base}${path}`);
     expect(res?.status()).toBeLessThan(500);
+    if (open) await page.evaluate(`document.querySelectorAll(${JSON.stringify(open)}).forEach((d) => { d.open = true; })`);
     // Every visible form control has a name a screen reader announces (a label, or aria-label).
     const unlabelled = (await page.evaluate(`[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
       .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
@@ -62,6 +64,11 @@ describe('axe-core on every page', () => {
   ];
   it.each(pages)('%s', async (path) => {
     expect(await checked(server.base, path)).toEqual({ violations: [], unlabelled: [] });
+  });
+
+  it('/admin/attention with every rule’s weeks open, and for one 3PL', async () => {
+    expect(await checked(server.base, '/admin/attention', 'details.flow')).toEqual({ violations: [], unlabelled: [] });
+    expect(await checked(server.base, '/admin/attention?3pl=Swift%20%26%20Co', 'details.flow')).toEqual({ violations: [], unlabelled: [] });
   });
 
   it('a patrol check, a rider and the rider’s report', async () => {
