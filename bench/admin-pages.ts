@@ -183,6 +183,8 @@ export function adminPages(lists: readonly ListShape[], options: PageOptions): D
     const key = `${printable.path} ${company}`;
     if (!samples.some((s) => s.key === key)) samples.push({ key, list: printable.path, columns: [printable.filters[company].column!] });
     others.push(one(`${ADMIN}/reports`, { [company]: { sample: key } }, [200, 400]));
+    // Needs attention for one 3PL: its counts, first rows and weeks.
+    others.push(one(`${ADMIN}/attention`, { '3pl': { sample: key } }));
   }
   if (printable?.filters.rider_id) others.push(one(`${ADMIN}/reports`, { rider_id: { draw: 'rider' } }));
   others.push(one(`${ADMIN}/search`, { q: { sample: 'surname' } }), one(`${ADMIN}/lookup/riders`, { q: { sample: 'surname' } }));

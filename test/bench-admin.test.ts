@@ -53,6 +53,7 @@ describe('bench --only admin: the pages, from the lists’ definitions', () => {
       '/admin/riders/:rider',
       '/admin/riders/:rider/report',
       '/admin/reports 3pl_name=<3pl_name>',
+      '/admin/attention 3pl=<3pl_name>',
       '/admin/reports rider_id=<random rider>',
       '/admin/search q=<surname>',
       '/admin/lookup/riders q=<surname>',
