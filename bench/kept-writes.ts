@@ -13,12 +13,16 @@
 //   on, Ctrl-C included); committed transactions per second and failures by SQLSTATE. With a function
 //   kept_apply(integer) in the database, it runs beside the writers and is timed draining kept_changes.
 //   Each run's rows are deleted and its riders put back afterwards.
+// - freshness: how long a committed write takes to show in the kept data, with the service's applier.
+// - applier: the applier's own time (kept_apply_all) for --bulk new checks over the fleet and a tenth as
+//   many returns, as it is and with migration 018's kept_apply (without the later steps: the rules' kept
+//   days of migration 023), --bulk-repeat / 3 times each, alternately, rolled back.
 //
 // It writes into the database and switches triggers off for a while: run it on a copy on this machine
 // (loopback only), not on a database anything else writes. The report goes to stdout, progress to stderr.
 //
 //   npm run -s build && node dist/bench/kept-writes.js --url <database URL> [--repeat N (5)] [--bulk N (10000)] [--bulk-repeat N (9)]
-//     [--concurrent-seconds S (30)] [--writers W (6)] [--only single,bulk,concurrent] [--json FILE] [--no-apply]
+//     [--concurrent-seconds S (30)] [--writers W (6)] [--only single,bulk,concurrent,freshness,applier] [--json FILE] [--no-apply]
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -27,8 +31,9 @@ import * as sql from './kept-writes-sql';
 import type { Fleet, Stmt, WriteKind } from './kept-writes-sql';
 import { KeptApplier } from '../src/db/kept-applier';
 import { rngFor } from '../db/seeds/demo-random';
+import { keptApply } from '../db/migrations/20261127_018_kept_change_log';
 
-const PHASES = ['single', 'bulk', 'concurrent', 'freshness'] as const;
+const PHASES = ['single', 'bulk', 'concurrent', 'freshness', 'applier'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Options {
@@ -75,7 +80,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Options ---------------------------------------------------------------------------------------------
 
 const USAGE =
-  'usage: node dist/bench/kept-writes.js --url <database URL> [--repeat N] [--bulk N] [--bulk-repeat N] [--concurrent-seconds S] [--writers W] [--only single,bulk,concurrent] [--json FILE] [--no-apply]';
+  'usage: node dist/bench/kept-writes.js --url <database URL> [--repeat N] [--bulk N] [--bulk-repeat N] [--concurrent-seconds S] [--writers W] [--only single,bulk,concurrent,freshness,applier] [--json FILE] [--no-apply]';
 
 function positive(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -1098,6 +1103,7 @@ interface Results {
   bulk?: { summaries: CellSummary[]; cells: Cell[] };
   concurrent?: ConcurrentResult;
   freshness?: Freshness;
+  applier?: ApplierCost;
   stopped?: boolean;
   error?: string;
 }
@@ -1194,6 +1200,45 @@ async function runFreshness(o: Options, fleet: Fleet): Promise<Freshness> {
   return { trials: times.length, medianMs: median(times), p90Ms: percentile(sorted, 90), maxMs: sorted[sorted.length - 1] };
 }
 
+interface ApplierCost {
+  rows: number;
+  withMs: number[];
+  withoutMs: number[];
+}
+
+/** The applier's time for an import's log, as it is and with migration 018's kept_apply (see the header). */
+async function runApplierCost(conn: Conn, fleet: Fleet, o: Options): Promise<ApplierCost> {
+  const result: ApplierCost = { rows: 0, withMs: [], withoutMs: [] };
+  const runs = Math.max(1, Math.round(o.bulkRepeat / 3));
+  const { client } = conn;
+  for (let i = 0; i < runs * 2 && !stop.requested; i++) {
+    const current = i % 2 === 0;
+    await client.query('BEGIN');
+    try {
+      await client.query(`SET LOCAL statement_timeout = '${STATEMENT_TIMEOUT}'`);
+      if (!current) await client.query(keptApply('CREATE OR REPLACE FUNCTION'));
+      await client.query('SELECT kept_apply_all()');
+      await client.query(
+        `INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
+         SELECT $1::bigint + row_number() OVER (), r.id, (SELECT min(id) FROM patrollers), now() - random() * interval '30 days', random() < 0.8, true, true
+           FROM (SELECT id FROM riders ORDER BY random() LIMIT $2::int) r`,
+        [fleet.idBase + 80_000_000, o.bulk],
+      );
+      await client.query(
+        `UPDATE assignments SET deleted_at = now() WHERE id IN (SELECT id FROM assignments TABLESAMPLE SYSTEM (1) WHERE deleted_at IS NULL LIMIT $1)`,
+        [Math.round(o.bulk / 10)],
+      );
+      const started = performance.now();
+      const { rows } = await client.query('SELECT kept_apply_all() AS n');
+      (current ? result.withMs : result.withoutMs).push(performance.now() - started);
+      result.rows = Number(rows[0].n);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  }
+  return result;
+}
+
 // Main ----------------------------------------------------------------------------------------------------
 
 async function phase<T>(name: string, work: () => Promise<T>): Promise<T> {
@@ -1250,6 +1295,16 @@ async function main(): Promise<void> {
       out(
         `## freshness (an item given to the last rider, committed; the service's applier, every 200 ms)\n\n` +
           `until the kept data shows it: median ${f.medianMs.toFixed(0)} ms, p90 ${f.p90Ms.toFixed(0)} ms, max ${f.maxMs.toFixed(0)} ms (${f.trials} writes)\n`,
+      );
+    }
+    if (o.only.has('applier') && !stop.requested) {
+      const a = await phase('applier', () => runApplierCost(conn, fleet, o));
+      results.applier = a;
+      const w = median(a.withMs);
+      const wo = median(a.withoutMs);
+      out(
+        `## applier (its own time for ${o.bulk} new checks and ${Math.round(o.bulk / 10)} returns: ${a.rows} rows of the log; median of ${a.withMs.length}, rolled back)\n\n` +
+          `as it is: ${w.toFixed(0)} ms; with migration 018's kept_apply (no rules' kept days): ${wo.toFixed(0)} ms; ${(w / wo).toFixed(2)}×\n`,
       );
     }
   } catch (error) {

@@ -62,21 +62,19 @@ export async function up(knex: Knex): Promise<void> {
       SELECT x.rule, r.id AS rider_id, r.company_id, x.days
         -- One row each (LIMIT 1 tells the planner so, which then never compiles the plan for millions).
         FROM riders r CROSS JOIN (SELECT * FROM kept_rule_settings LIMIT 1) s CROSS JOIN (SELECT zone FROM rider_list_zone LIMIT 1) z
+        -- Each source read once per rider: its gaps between checks, its items' exchange days, its items.
         CROSS JOIN LATERAL (
-          SELECT 'failing-checks'::text AS rule,
-                 (SELECT range_agg(kept_days(kept_day(g.from_at, z.zone), kept_day(g.until_at, z.zone)))
-                    FROM kept_check_gaps g WHERE g.rider_id = r.id AND g.streak > 0 AND g.streak >= s.failed_checks) AS days
-          UNION ALL
-          SELECT 'overdue-items',
-                 (SELECT range_agg(kept_days(kept_day(k.eligible_at, z.zone) + 1, kept_day(k.deleted_at, z.zone)))
-                    FROM kept_assignment_days k WHERE k.rider_id = r.id)
-          UNION ALL
-          SELECT 'unchecked',
-                 (SELECT range_agg(kept_days(kept_day(g.from_at, z.zone) + s.unchecked_days, kept_day(g.until_at, z.zone)))
-                    FROM kept_check_gaps g WHERE g.rider_id = r.id)
-               * (SELECT range_agg(kept_days(kept_day(a.assigned_at, z.zone), kept_day(a.deleted_at, z.zone)))
-                    FROM assignments a WHERE a.rider_id = r.id)
-        ) x
+          SELECT range_agg(kept_days(kept_day(g.from_at, z.zone), kept_day(g.until_at, z.zone)))
+                   FILTER (WHERE g.streak > 0 AND g.streak >= s.failed_checks) AS failing,
+                 range_agg(kept_days(kept_day(g.from_at, z.zone) + s.unchecked_days, kept_day(g.until_at, z.zone))) AS unchecked
+            FROM kept_check_gaps g WHERE g.rider_id = r.id) g
+        CROSS JOIN LATERAL (
+          SELECT range_agg(kept_days(kept_day(k.eligible_at, z.zone) + 1, kept_day(k.deleted_at, z.zone))) AS overdue
+            FROM kept_assignment_days k WHERE k.rider_id = r.id) k
+        CROSS JOIN LATERAL (
+          SELECT range_agg(kept_days(kept_day(a.assigned_at, z.zone), kept_day(a.deleted_at, z.zone))) AS held
+            FROM assignments a WHERE a.rider_id = r.id) a
+        CROSS JOIN LATERAL (VALUES ('failing-checks', g.failing), ('overdue-items', k.overdue), ('unchecked', g.unchecked * a.held)) x(rule, days)
        WHERE NOT isempty(x.days);
 
     CREATE TABLE kept_rule_days (
