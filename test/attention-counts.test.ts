@@ -4,6 +4,7 @@ import { DEFAULT_ATTENTION } from '../src/config';
 import { toNative } from '../src/db/knex';
 import { RULES, ruleEvidence, ruleNamed, ruleRows, type AttentionQuery } from '../src/rules';
 import { countTable, type CountTable } from '../src/rules/counts';
+import { ruleListResources } from '../src/admin/attention';
 import { testApp, type TestApp } from './support/app';
 import { applied, rolledBack } from './support/rolled-back';
 
@@ -153,6 +154,23 @@ describe('exact counts of Needs attention by rule and 3PL', () => {
         expect(scoped).toEqual(await listed(client, query(day, { company_id: rows[0].id })));
         for (const rule of RULES) expect(Object.keys(scoped[rule.name].byCompany).every((name) => name === rows[0].name)).toBe(true);
         expect(await counted(client, { ...query(day), company: rows[1].name })).toEqual(await listed(client, query(day), rows[1].name));
+      }
+    });
+  });
+
+  it('are the rule lists’ totals, exact, unless the rows are narrowed by their owner (then counted)', async () => {
+    await rolledBack(demo.pool, async (client) => {
+      const run = runner(client);
+      const [{ name }] = (await client.query('SELECT name FROM companies ORDER BY id LIMIT 1')).rows;
+      for (const list of ruleListResources(DEFAULT_ATTENTION)) {
+        const rule = RULES.find((r) => list.path === `/attention/${r.name}`)!;
+        for (const day of [null, daysAgo(45)]) {
+          const values = day ? { as_of: day } : {};
+          const all = await listed(client, query(day));
+          expect(await list.total!(values, run)).toBe(all[rule.name].total);
+          expect(await list.total!({ ...values, '3pl': name }, run)).toBe(all[rule.name].byCompany[name] ?? 0);
+          expect(await list.total!({ ...values, owner: 'unassigned' }, run)).toBeUndefined();
+        }
       }
     });
   });

@@ -141,6 +141,12 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
       defaultSort: list.defaultSort,
       countCap: COUNT_CAP,
       countOrder: list.countOrder,
+      // Exact from the kept counts, unless the rows are narrowed by whom they were given to (then counted).
+      total: async (values, run) =>
+        values.owner
+          ? undefined
+          : (await countTable(run, [rule], { ...query(values), company: values['3pl'] as string | undefined }))?.byRule.get(rule.name)
+              ?.total,
       filtered: (values) => applyFilters(list.core(query(values)), ruleParams, values),
       columns: (builder, values) => withOwner(list.columns(builder, query(values)), rule),
       csvName: (values) => `attention-${rule.name}-${values.as_of ?? new Date().toISOString().slice(0, 10)}`,

@@ -75,6 +75,11 @@ interface ListShape<V> {
   /** Totals are counted up to this (the deps' countCap when not given). */
   countCap?: number;
   /**
+   * The exact total of the rows the filters keep, when the list knows it without counting them (kept
+   * counts: a rule of Needs attention); undefined when it does not for these values (they are counted).
+   */
+  total?: (values: V, run: <T extends object>(query: Knex.QueryBuilder) => Promise<T[]>) => Promise<number | undefined>;
+  /**
    * The order (SQL) a capped count reads the rows in: an index's, where the rows it skips (filtered
    * out after the index) would otherwise lead the planner to join every row before it stops.
    */
@@ -118,7 +123,7 @@ function isListValues<P extends Params>(filters: P, values: Values): values is V
 
 /** A list from its definition: its builders take the values its own filters validate to. */
 export function defineList<const P extends Params>(definition: ListDefinition<P>): ListResource {
-  const { filters, filtered, keys, columns, csvName } = definition;
+  const { filters, filtered, keys, columns, csvName, total } = definition;
   const checked = (values: Values): ListValues<P> => {
     if (isListValues(filters, values)) return values;
     throw new TypeError(`${definition.path}: values that are not those of the list's filters`);
@@ -131,6 +136,7 @@ export function defineList<const P extends Params>(definition: ListDefinition<P>
     itemPickers,
     filtered: (values) => filtered(checked(values)),
     keys: keys && ((values) => keys(checked(values))),
+    total: total && ((values, run) => total(checked(values), run)),
     columns: (builder, values) => columns(builder, checked(values)),
     csvName: typeof csvName === 'string' ? csvName : (values) => csvName(checked(values)),
   };

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Request, Response } from 'express';
 import { toNative } from '../db/knex';
 import { queryRows } from '../db/rows';
@@ -85,15 +86,18 @@ async function readPage(context: ListContext, res: Response, values: Values, pos
     limit: perPage + 1,
   });
   const signal = clientSignal(res);
-  const [[counted], found] = await Promise.all([
-    queryRows<{ total: string }>(deps.pool, toNative(cappedCount(keysOf(), countCap, resource.countOrder)), signal),
-    queryRows<Row>(
-      deps.pool,
-      toNative(pageRows(resource.columns(resource.filtered(values), values), keys, resource.sorts[sort], dir, resource.tieBreak)),
-      signal,
-    ),
+  const run = <T extends object>(query: Knex.QueryBuilder) => queryRows<T>(deps.pool, toNative(query), signal);
+  const counted = async () => {
+    const exact = await resource.total?.(values, run);
+    if (exact !== undefined) return { count: exact, capped: false };
+    const [{ total }] = await run<{ total: string }>(cappedCount(keysOf(), countCap, resource.countOrder));
+    return { count: Math.min(Number(total), countCap), capped: Number(total) > countCap };
+  };
+  const [total, found] = await Promise.all([
+    counted(),
+    run<Row>(pageRows(resource.columns(resource.filtered(values), values), keys, resource.sorts[sort], dir, resource.tieBreak)),
   ]);
-  return { found, total: { count: Math.min(Number(counted.total), countCap), capped: Number(counted.total) > countCap } };
+  return { found, total };
 }
 
 /** The table, the pager and the page's links, as views/admin/list.ejs draws them. */
