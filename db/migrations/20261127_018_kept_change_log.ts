@@ -267,6 +267,21 @@ const APPLIER_LOCK = 'kept_apply';
 // they run, their SET clause says so; it is undone when they return).
 const applying = `IF current_setting('kept.applying', true) = 'on' THEN RETURN NULL; END IF;`;
 
+/** The rebuild of every kept table (its \`CREATE\` statement), with \`after\`: the rebuilds later migrations add. */
+export const keptRebuild = (create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', after = '') => `
+    ${create} kept_rebuild() RETURNS void LANGUAGE plpgsql
+      SECURITY DEFINER SET search_path FROM CURRENT SET kept.applying = 'on' AS $$
+    BEGIN
+      DELETE FROM kept_changes;
+      PERFORM riders_recount_items();
+      PERFORM list_keys_rebuild();
+      PERFORM patrol_check_questioners_rebuild();
+      PERFORM rider_list_blocks_rebuild();
+      PERFORM rider_list_entries_rebuild();
+      PERFORM kept_attention_rebuild();
+      PERFORM kept_riders_rebuild();${after}
+    END $$;`;
+
 /**
  * The applier's function (its \`CREATE\` statement), with \`after\`: what later migrations add to each
  * batch once the riders' rows are written (migration 023: the rules' kept days of its riders).
@@ -581,18 +596,7 @@ export async function up(knex: Knex): Promise<void> {
 
     -- Every kept table from its definition, and the log emptied: first, so that a change committed
     -- while the rebuild reads stays in it for kept_apply(). Writers go on; bulk loaders call this.
-    CREATE FUNCTION kept_rebuild() RETURNS void LANGUAGE plpgsql
-      SECURITY DEFINER SET search_path FROM CURRENT SET kept.applying = 'on' AS $$
-    BEGIN
-      DELETE FROM kept_changes;
-      PERFORM riders_recount_items();
-      PERFORM list_keys_rebuild();
-      PERFORM patrol_check_questioners_rebuild();
-      PERFORM rider_list_blocks_rebuild();
-      PERFORM rider_list_entries_rebuild();
-      PERFORM kept_attention_rebuild();
-      PERFORM kept_riders_rebuild();
-    END $$;
+    ${keptRebuild('CREATE FUNCTION')}
 
     -- Applying the log -------------------------------------------------------------------------------
     -- Riders' items and 3PL: their counts on riders, the list blocks, the counts per 3PL and per 3PL and

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { keptApply } from './20261127_018_kept_change_log';
+import { keptApply, keptRebuild } from './20261127_018_kept_change_log';
 
 // Exact counts of "Needs attention" by rule, 3PL and day, at any day, as fast at 1,000,000 riders as at
 // 300 (issue 42). Each rider rule (src/rules/) holds a rider on some spans of days; the rider's spans
@@ -129,19 +129,7 @@ export async function up(knex: Knex): Promise<void> {
     ${keptApply('CREATE OR REPLACE FUNCTION', '\n      PERFORM kept_rules_refresh(held || checked);')}
 
     -- Everything rebuilt at once (a bulk load, a TRUNCATE, a new zone) writes the days too, at the end.
-    CREATE OR REPLACE FUNCTION kept_rebuild() RETURNS void LANGUAGE plpgsql
-      SECURITY DEFINER SET search_path FROM CURRENT SET kept.applying = 'on' AS $$
-    BEGIN
-      DELETE FROM kept_changes;
-      PERFORM riders_recount_items();
-      PERFORM list_keys_rebuild();
-      PERFORM patrol_check_questioners_rebuild();
-      PERFORM rider_list_blocks_rebuild();
-      PERFORM rider_list_entries_rebuild();
-      PERFORM kept_attention_rebuild();
-      PERFORM kept_riders_rebuild();
-      PERFORM kept_rules_rebuild();
-    END $$;
+    ${keptRebuild('CREATE OR REPLACE FUNCTION', '\n      PERFORM kept_rules_rebuild();')}
     CREATE FUNCTION rider_list_zone_keep_rules() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
     BEGIN
       PERFORM kept_rules_rebuild();
@@ -170,18 +158,7 @@ export async function down(knex: Knex): Promise<void> {
     DROP TRIGGER rider_list_zone_rules ON rider_list_zone;
     DROP FUNCTION rider_list_zone_keep_rules();
     ${keptApply('CREATE OR REPLACE FUNCTION')}
-    CREATE OR REPLACE FUNCTION kept_rebuild() RETURNS void LANGUAGE plpgsql
-      SECURITY DEFINER SET search_path FROM CURRENT SET kept.applying = 'on' AS $$
-    BEGIN
-      DELETE FROM kept_changes;
-      PERFORM riders_recount_items();
-      PERFORM list_keys_rebuild();
-      PERFORM patrol_check_questioners_rebuild();
-      PERFORM rider_list_blocks_rebuild();
-      PERFORM rider_list_entries_rebuild();
-      PERFORM kept_attention_rebuild();
-      PERFORM kept_riders_rebuild();
-    END $$;
+    ${keptRebuild('CREATE OR REPLACE FUNCTION')}
     DROP FUNCTION kept_rules_rebuild(), kept_rules_refresh(bigint[]);
     DROP VIEW kept_rule_day_docs, kept_rule_rider_docs;
     DROP TABLE kept_rule_days, kept_rule_riders, kept_rule_settings;
