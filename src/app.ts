@@ -135,9 +135,14 @@ export function createApp({
     // A stopping process still answers for SHUTDOWN_DRAIN_MS: the balancer is told first to send no more.
     if (stopping()) return void res.status(503).set('Cache-Control', 'no-store').json({ status: 'stopping' });
     // Ready while some database can serve reads: the primary, or a replica in the rotation.
-    const databases = reads.status();
+    const databases: Array<object> = reads.status();
     try {
-      await pool.query('SELECT 1');
+      // Reads go on when the primary refuses changes (a standby promoted late, read-only, or so set):
+      // said, so that an operator sees why notes and sign-ins answer 503.
+      const { rows } = await pool.query<{ accepts_writes: boolean }>(
+        `SELECT NOT pg_is_in_recovery() AND current_setting('default_transaction_read_only') = 'off' AS accepts_writes`,
+      );
+      databases[0] = { ...databases[0], accepts_writes: rows[0].accepts_writes };
     } catch (error) {
       databases[0] = { ...databases[0], in_rotation: false, reason: (error as Error).message };
       if (reads.primaryServesReads()) throw error;

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { MAX_TEXT_LENGTH } from '../filters/define';
 import { clientSignal } from '../http/client-signal';
-import type { FieldErrors } from '../http/errors';
+import { fieldErrors, type FieldErrors } from '../http/errors';
 import { scopeOf } from '../html/scope';
 import { href, stringQuery, type Query } from '../html/urls';
 import type { ChoiceSource, Named } from './choices';
@@ -54,7 +54,7 @@ export async function canonical({ fields, deps }: ListContext, req: Request, res
   const query = req.query as Values;
   const out = stringQuery(query);
   const checked: Values = { ...query };
-  const errors: FieldErrors = {};
+  const errors = fieldErrors();
   let changed = false;
   for (const picker of fields.itemPickers) {
     if (!(picker.name in query)) continue;

@@ -48,7 +48,24 @@ function accountOf(req: Request): string | undefined {
 export function createSignIn({ pool, config, log }: { pool: Pool; config: Config; log: (m: string) => void }): SignIn {
   const { idleMinutes, maxHours } = config.sessions;
   const secret = config.sessions.secret ?? crypto.randomBytes(32).toString('hex');
-  const Store = connectPgSimple(session);
+  const PgStore = connectPgSimple(session);
+  /**
+   * A session's rolling touch (its idle timer restarted) is written after the page: one that fails
+   * (a primary that refuses writes for a while) must not cut a page already sent, so it is logged once
+   * a minute and the page ends whole; the session then ends at its last successful touch.
+   */
+  let lastTouchLog = 0;
+  class Store extends PgStore {
+    touch(sid: string, sess: session.SessionData, done?: (error?: unknown) => void): void {
+      super.touch(sid, sess, (error?: unknown) => {
+        if (error && Date.now() - lastTouchLog > 60000) {
+          lastTouchLog = Date.now();
+          log(`a session's idle timer could not be restarted (the page was sent whole): ${(error as Error).message}`);
+        }
+        done?.();
+      });
+    }
+  }
   const sessions = session({
     store: new Store({ pool, schemaName: 'access', tableName: 'sessions', pruneSessionInterval: 600, errorLog: log }),
     name: 'rider_equipment.sid',
@@ -117,23 +134,37 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
   router.get('/sign-in', (req, res) => showForm(req, res, 200, req.query.ended === '1' ? 'Your session ended. Sign in again.' : undefined));
   router.post('/sign-in', form, signInProtection, failedSignIns, failedSignInsOfAccount, async (req, res) => {
-    const { username, password } = req.body as Record<string, unknown>;
+    const { password } = req.body as Record<string, unknown>;
+    // Only a name an account may have is looked up (no NUL, which PostgreSQL refuses, nor anything else).
+    const username = accountOf(req);
     const supervisor =
-      typeof username === 'string' && typeof password === 'string' && username.length <= 64 && password.length <= 1024
+      username !== undefined && typeof password === 'string' && password.length <= 1024
         ? await authenticate(pool, username, password)
         : undefined;
     if (!supervisor) return showForm(req, res, 401, 'Wrong username or password.');
     const next = safeNext(req.body.next);
-    // A new session id at sign-in, so an id planted before it is worth nothing after.
-    await new Promise<void>((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
-    req.session.supervisor = supervisor;
-    req.session.signedInAt = Date.now();
-    await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+    try {
+      // A new session id at sign-in, so an id planted before it is worth nothing after.
+      await new Promise<void>((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
+      req.session.supervisor = supervisor;
+      req.session.signedInAt = Date.now();
+      // The forms' token now, so that no later page changes the session (only touches it: see Store).
+      generateToken(req);
+      await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+    } catch (error) {
+      // Not stored (the primary refuses changes): the error page is answered without a session, which
+      // would otherwise be saved again after the page was sent, and fail, and cut it.
+      (req as { session?: unknown }).session = undefined;
+      throw error;
+    }
     signInToken.clear(req, res);
     res.redirect(303, next);
   });
   router.post('/sign-out', form, csrfSynchronisedProtection, async (req, res) => {
-    await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve()))).catch((error) => {
+      (req as { session?: unknown }).session = undefined; // as at sign-in: the error page goes out whole
+      throw error;
+    });
     res.clearCookie('rider_equipment.sid', { path: ADMIN });
     res.redirect(303, links.signIn());
   });

@@ -1,5 +1,5 @@
 import { query, type ValidationChain } from 'express-validator';
-import { FieldErrors, invalidQuery } from '../http/errors';
+import { fieldErrors, type FieldErrors, invalidQuery } from '../http/errors';
 import { MAX_BIGINT, MAX_TEXT_LENGTH, describeRule, type ParamDef, type ParamValues, type Params } from './define';
 
 const DIGITS = /^[0-9]+$/;
@@ -118,7 +118,7 @@ export function queryValidator<const P extends Params>(params: P, words: Words =
   );
 
   const now = (rawQuery: Record<string, unknown>): ParamValues<P> | Promise<ParamValues<P>> => {
-    const errors: FieldErrors = {};
+    const errors = fieldErrors();
     const add = (name: string, message: string) => (errors[name] ??= []).push(message);
     const present: Array<[string, string, Rule]> = [];
 

@@ -12,7 +12,7 @@ export function href(path: string, query: Query = {}): string {
 
 /** The single string values of a raw query; repeated names (arrays) are left to the validator to reject. */
 export function stringQuery(raw: Record<string, unknown>, names?: readonly string[]): Query {
-  const out: Query = {};
+  const out: Query = Object.create(null); // names from the request: `__proto__` is one like any other
   for (const [name, value] of Object.entries(raw)) {
     if (typeof value === 'string' && (!names || names.includes(name))) out[name] = value;
   }

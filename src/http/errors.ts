@@ -3,6 +3,9 @@ import { throttled, type Logger } from './failure-log';
 // One error type for every surface: the API renders it as problem+json, the admin pages as HTML.
 export type FieldErrors = Record<string, string[]>;
 
+/** Messages by name, where the names come from a request: no prototype, so `constructor` or `__proto__` is a name like any other. */
+export const fieldErrors = (): FieldErrors => Object.create(null);
+
 const titles: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -53,6 +56,11 @@ const unavailableCodes = new Set([
   '08004',
   '08006',
 ]);
+// The primary refuses changes for a while: read-only (a failover, a demotion, default_transaction_read_only)
+// or out of disk or memory. Reads go on; a write (a note, a session's sign-in) waits for it to pass.
+const refusingCodes = new Set(['25006', '53100', '53200']);
+const isRefusingChanges = (error: unknown) => refusingCodes.has(String((error as { code?: unknown } | null)?.code));
+
 const unavailableMessages =
   /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i;
 
@@ -60,7 +68,7 @@ const unavailableMessages =
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
-  if (typeof code === 'string' && unavailableCodes.has(code)) return true;
+  if (typeof code === 'string' && (unavailableCodes.has(code) || refusingCodes.has(code))) return true;
   if (Array.isArray(errors) && errors.some(isDatabaseUnavailable)) return true;
   return typeof message === 'string' && unavailableMessages.test(message);
 }
@@ -86,6 +94,13 @@ export function toHttpError(error: unknown): HttpError {
     return new HttpError(503, 'All export places are in use; try again in a few seconds.', {
       type: 'streams-busy',
       headers: { 'Retry-After': String(STREAM_RETRY_AFTER_S) },
+      cause: error,
+    });
+  }
+  if (isRefusingChanges(error)) {
+    return new HttpError(503, 'The database accepts no changes for now (read-only, or out of space); try again in a minute.', {
+      type: 'service-unavailable',
+      headers: { 'Retry-After': '30' },
       cause: error,
     });
   }

@@ -1,5 +1,5 @@
 import querystring from 'node:querystring';
-import { invalidQuery } from './errors';
+import { fieldErrors, invalidQuery } from './errors';
 
 /** A `%` not followed by two hex digits, or bytes that are not UTF-8 once decoded. */
 function malformed(part: string): boolean {
@@ -21,7 +21,7 @@ export function parseQuery(query: string | null | undefined): Record<string, str
   // No query at all (Express passes null), or the common case, checked at once: nothing encoded, or all of it well.
   if (!query) return {};
   if (query.includes('%') && malformed(query)) {
-    const errors: Record<string, string[]> = {};
+    const errors = fieldErrors();
     for (const pair of query.split('&')) {
       const equals = pair.indexOf('=');
       const [name, value] = equals === -1 ? [pair, ''] : [pair.slice(0, equals), pair.slice(equals + 1)];

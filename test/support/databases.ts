@@ -44,6 +44,8 @@ export function testDatabases() {
      * kept rows must wait for a first that commits), and for test/list-zone.test.ts, which commits a new zone.
      */
     committed: `rider_equipment_test_committed_${run}`,
+    /** A copy of FIXTURE that test/hardening.test.ts makes refuse changes (default_transaction_read_only). */
+    readOnly: `rider_equipment_test_read_only_${run}`,
   };
 }
 
@@ -61,6 +63,7 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   demo: 'demo',
   streaming: 'demo',
   committed: 'fixture',
+  readOnly: 'fixture',
   large: 'large',
   largeCopy: 'large',
 };

@@ -1,0 +1,128 @@
+import pg from 'pg';
+import request from 'supertest';
+import { allOperations } from '../src/api/v2/operations';
+import { createSupervisor } from '../src/auth/supervisors';
+import { testApp, testAppWithAuth, type TestApp } from './support/app';
+import { addAttentionRows, signIn } from './support/attention-scenario';
+import { testDatabases, useDatabase } from './support/databases';
+import { csrfToken } from './support/html';
+
+// Input from anyone never makes a 500: each of these answered 500 with a stack in the log before.
+// And a primary that refuses changes (read-only, out of space) gives whole pages or a 503 saying so.
+
+/** Every name an object has from Object.prototype: `constructor`, `toString`, `__proto__`, … */
+const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype);
+
+let t: TestApp;
+let api: TestApp;
+beforeAll(async () => {
+  t = await testAppWithAuth('fixture', { AUTH: 'on' });
+  api = testApp('fixture');
+});
+afterAll(async () => Promise.all([t.close(), api.close()]));
+
+describe('no input makes a 500', () => {
+  it('a sign-in whose CSRF token has as many characters as the cookie but other bytes: the form again, 403', async () => {
+    const res = await request(t.app)
+      .post('/admin/sign-in')
+      .set('Cookie', 'rider_equipment.sign_in=a')
+      .type('form')
+      .send('_csrf=%C3%A9&username=x&password=y');
+    expect(res.status).toBe(403);
+    expect(res.text).toContain('The form had expired');
+  });
+
+  it.each(PROTOTYPE_NAMES)('a parameter named %s on every /v2 operation: 400 naming it', async (name) => {
+    for (const op of allOperations) {
+      const path = `/v2${op.path.replace(/\{[^}]+\}/g, '1')}`;
+      const res = await request(api.app)
+        .get(path)
+        .query(`${encodeURIComponent(name)}=1`);
+      expect({ path, status: res.status }).toEqual({ path, status: 400 });
+      expect(res.body.detail).toContain(name);
+    }
+  });
+
+  it('a parameter named like an object’s own property on an admin list and Needs attention: the form, 400', async () => {
+    for (const name of PROTOTYPE_NAMES) {
+      for (const path of ['/admin/checks', '/admin/equipment/assignments', '/admin/attention', '/admin/attention/unchecked']) {
+        const res = await request(api.app)
+          .get(path)
+          .query(`${encodeURIComponent(name)}=1`);
+        expect({ path, name, status: res.status }).toEqual({ path, name, status: 400 });
+      }
+    }
+  });
+
+  it('a NUL, or any name no account can have, in the sign-in’s username: wrong username or password, 401', async () => {
+    for (const username of ['lead\u0000', '\u0000', 'x'.repeat(65), 'ǅ', 'lead a']) {
+      const agent = request.agent(t.app);
+      const form = await agent.get('/admin/sign-in').expect(200);
+      const res = await agent
+        .post('/admin/sign-in')
+        .type('form')
+        .send({ _csrf: csrfToken(form.text), username, password: 'whatever-it-is' });
+      expect({ username, status: res.status }).toEqual({ username, status: 401 });
+    }
+  });
+});
+
+describe('a primary that refuses changes', () => {
+  const PASSWORD = 'read-only-password';
+  let ro: TestApp;
+  let admin: pg.Client;
+  beforeAll(async () => {
+    await useDatabase('readOnly');
+    ro = await testAppWithAuth('readOnly');
+    await createSupervisor(ro.pool, { username: 'ro-lead', password: PASSWORD });
+    await addAttentionRows(ro); // rider 107, never checked and holding a helmet: a row to handle
+    admin = new pg.Client(process.env.TEST_ADMIN_URL);
+    await admin.connect();
+  });
+  afterAll(async () => {
+    const name = testDatabases().readOnly;
+    await admin.query(`ALTER DATABASE ${name} RESET default_transaction_read_only`);
+    await admin.end();
+    await ro.close();
+  });
+
+  /** Makes the database refuse changes to every new session, and ends the pools' sessions so they reconnect. */
+  async function refuseChanges(): Promise<void> {
+    const name = testDatabases().readOnly;
+    await admin.query(`ALTER DATABASE ${name} SET default_transaction_read_only = on`);
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+  }
+
+  it('serves whole pages to a signed-in supervisor, answers a note or a sign-in 503, and says so when asked if ready', async () => {
+    const agent = await signIn(ro, 'ro-lead', PASSWORD);
+    const queue = (await agent.get('/admin/attention').expect(200)).text;
+    await refuseChanges();
+    // Pages read on; each is whole although the session's idle timer cannot be restarted.
+    for (const path of ['/admin', '/admin/attention', '/admin/checks']) {
+      const res = await agent.get(path).catch((error) => {
+        throw new Error(`${path}: ${error.message}; log: ${ro.logs.join('\n')}`);
+      });
+      expect({ path, status: res.status, whole: res.text.trimEnd().endsWith('</html>') }).toEqual({ path, status: 200, whole: true });
+    }
+    // A note cannot be written: a 503 page that says why, with Retry-After.
+    const note = await agent
+      .post('/admin/attention/unchecked/handled')
+      .type('form')
+      .send({ _csrf: csrfToken(queue), subject: '107', note: 'called', until: '', back: '/admin/attention' });
+    expect(note.status).toBe(503);
+    expect(note.headers['retry-after']).toBe('30');
+    expect(note.text).toContain('accepts no changes for now');
+    // Nor can a sign-in, which stores a session.
+    const other = request.agent(ro.app);
+    const form = await other.get('/admin/sign-in').expect(200);
+    const signingIn = await other
+      .post('/admin/sign-in')
+      .type('form')
+      .send({ _csrf: csrfToken(form.text), username: 'ro-lead', password: PASSWORD });
+    expect(signingIn.status).toBe(503);
+    const ready = await request(ro.app).get('/health/ready').expect(200);
+    expect(ready.body.databases[0]).toMatchObject({ name: 'primary', accepts_writes: false });
+    // No line of the log is a stack.
+    expect(ro.logs.filter((line) => /\n\s+at /.test(line))).toEqual([]);
+  });
+});
