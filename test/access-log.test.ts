@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { maskedUrl } from '../src/http/access-log';
+import { maskedText, maskedUrl } from '../src/http/access-log';
 import { testApp, testAppWithAuth, type TestApp } from './support/app';
 
 // The access log (LOG_REQUESTS) writes each request's path and query, with the values of secrets masked:
@@ -14,6 +14,12 @@ describe('the access log', () => {
     expect(maskedUrl('/admin/checks?3pl=Swift%20%26%20Co&page=2')).toBe('/admin/checks?3pl=Swift%20%26%20Co&page=2');
     expect(maskedUrl('/x?%E0%A4%A=1&token')).toBe('/x?%E0%A4%A=1&token');
     expect(maskedUrl('/health')).toBe('/health');
+  });
+
+  it('masks anything shaped like an API token wherever it stands: a path segment, a name, a value', () => {
+    expect(maskedUrl('/v2/questioner/rev2_abc?x=1')).toBe('/v2/questioner/***?x=1');
+    expect(maskedUrl('/x?bearer=rev2_abc&jwt=REV2%5Fabc&rev2_abc&y=rev2%255Fabc&q=Reem')).toBe('/x?bearer=***&jwt=***&***&y=***&q=Reem');
+    expect(maskedText('GET /x: bad token rev2_abc-def, said "rev2_X"')).toBe('GET /x: bad token rev2_***, said "rev2_***"');
   });
 
   describe('written by the app', () => {
@@ -39,6 +45,27 @@ describe('the access log', () => {
       await request(t.app).get(`/admin/checks?token=${secret}`);
       expect(lines.join('')).not.toContain(secret);
       expect(lines.some((line) => line.includes('"GET /v2/assign-list?access_token=***&rider_id=101" 401'))).toBe(true);
+    });
+
+    it('never holds anything shaped like an API token, in any parameter, path or header, plain or encoded', async () => {
+      const token = `rev2_${'A1b2C3d4E5'.repeat(4)}xyz`;
+      const encoded = encodeURIComponent(token).replace('_', '%5F');
+      const twice = encodeURIComponent(encoded);
+      const sent = [
+        `/v2/assign-list?bearer=${token}&rider_id=101`,
+        `/v2/assign-list?jwt=${encoded}`,
+        `/v2/assign-list?${token}`,
+        `/v2/assign-list?x=${twice}`,
+        `/v2/questioner/${token}`,
+        `/v2/questioner/${encoded}/more`,
+        `/admin/checks?rider_id=${token}`,
+      ];
+      for (const path of sent) await request(t.app).get(path).set('Authorization', `Bearer ${token}`).set('X-Api-Key', token);
+      const written = [...lines, ...t.logs].join('\n');
+      for (const shape of [token, encoded, twice, token.slice(5)]) expect(written).not.toContain(shape);
+      // Each request still has its line, with the token's place masked.
+      expect(lines.some((line) => line.includes('"GET /v2/assign-list?bearer=***&rider_id=101"'))).toBe(true);
+      expect(lines.some((line) => line.includes('"GET /v2/questioner/***"'))).toBe(true);
     });
   });
 

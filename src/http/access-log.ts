@@ -4,30 +4,52 @@ import morgan from 'morgan';
 /** Query parameters whose values never reach the log: a token sent in the URL, a password, a key. */
 const SECRET_NAME = /token|secret|pass(word|wd)?|pwd|api[-_]?key|^key$|auth|signature|^sig$|session|^sid$|^code$/i;
 
+/** An API token's shape (src/auth/tokens.ts), wherever it stands: its prefix, then anything. */
+const TOKEN_PREFIX = /rev2_/i;
+
+/** `part` decoded as far as it goes (a token may come percent-encoded, even twice). */
+function decoded(part: string): string {
+  let text = part;
+  for (let i = 0; i < 3; i++) {
+    try {
+      const next = decodeURIComponent(text.replace(/\+/g, ' '));
+      if (next === text) break;
+      text = next;
+    } catch {
+      break; // not valid percent-encoding: judged as it is
+    }
+  }
+  return text;
+}
+
 /**
- * The request's path and query as the access log writes them: each value of a parameter named like a
- * secret (`access_token`, `token`, `password`, `api_key`...) replaced by `***`. The rest is kept as
- * sent, so a log line still shows what was asked.
+ * The request's path and query as the log writes them: each value of a parameter named like a secret
+ * (`access_token`, `token`, `password`, `api_key`...) replaced by `***`, and anything shaped like an
+ * API token (`rev2_…`) in a path segment, a parameter's name or its value, plain or percent-encoded,
+ * replaced by `***` whatever its name. The rest is kept as sent, so a log line still shows what was asked.
  */
 export function maskedUrl(url: string): string {
   const q = url.indexOf('?');
-  if (q < 0) return url;
+  const path = (q < 0 ? url : url.slice(0, q))
+    .split('/')
+    .map((segment) => (TOKEN_PREFIX.test(decoded(segment)) ? '***' : segment))
+    .join('/');
+  if (q < 0) return path;
   const masked = url
     .slice(q + 1)
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
       const rawName = eq < 0 ? pair : pair.slice(0, eq);
-      let name = rawName;
-      try {
-        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-      } catch {
-        // a name that is not valid percent-encoding is checked as it is
-      }
-      return eq >= 0 && SECRET_NAME.test(name) ? `${rawName}=***` : pair;
+      const name = decoded(rawName);
+      if (TOKEN_PREFIX.test(name)) return '***';
+      return eq >= 0 && (SECRET_NAME.test(name) || TOKEN_PREFIX.test(decoded(pair.slice(eq + 1)))) ? `${rawName}=***` : pair;
     });
-  return `${url.slice(0, q)}?${masked.join('&')}`;
+  return `${path}?${masked.join('&')}`;
 }
+
+/** Any text bound for the log (an error's message, a failure's line) with every token-shaped run masked. */
+export const maskedText = (text: string): string => text.replace(/rev2(_|%5F)[A-Za-z0-9_%-]*/gi, 'rev2_***');
 
 morgan.token('masked-url', (req: IncomingMessage & { originalUrl?: string }) => maskedUrl(req.originalUrl ?? req.url ?? ''));
 

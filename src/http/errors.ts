@@ -1,3 +1,4 @@
+import { maskedText, maskedUrl } from './access-log';
 import { throttled, type Logger } from './failure-log';
 
 // One error type for every surface: the API renders it as problem+json, the admin pages as HTML.
@@ -158,8 +159,9 @@ export function logFailure(log: Logger, requestId: string, method: string, url: 
  * anything else keeps its stack, for the bug it is.
  */
 export function failureLine(requestId: string, method: string, url: string, status: number | string, cause: unknown): string {
-  const head = `[${requestId}] ${method} ${url} -> ${status}`;
+  // No token reaches the log: not in the address (maskedUrl), nor in a message that quotes one.
+  const head = `[${requestId}] ${method} ${maskedUrl(url)} -> ${status}`;
   if (isClientGone(cause) || isDatabaseUnavailable(cause) || isStreamsBusy(cause) || isConflict(cause))
-    return `${head}: ${reasonOf(cause)}`;
-  return `${head}: ${(cause as Error)?.stack ?? String(cause)}`;
+    return `${head}: ${maskedText(reasonOf(cause))}`;
+  return `${head}: ${maskedText((cause as Error)?.stack ?? String(cause))}`;
 }
