@@ -125,15 +125,23 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
     next();
   };
 
+  /** Any header a proxy or forwarder adds (X-Forwarded-*, Forwarded, X-Real-IP, Via, …): a request not straight from this machine. */
+  const viaProxy = (headers: Record<string, unknown>) =>
+    Object.keys(headers).some((name) =>
+      /^(x-forwarded-|forwarded$|x-real-ip$|via$|x-client-ip$|true-client-ip$|cf-connecting-ip$|x-original-forwarded-for$|x-cluster-client-ip$|fastly-client-ip$)/.test(
+        name,
+      ),
+    );
+
   const expected = metricsToken ? crypto.createHash('sha256').update(metricsToken).digest() : undefined;
   const serve: RequestHandler = async (req, res) => {
     if (expected) {
       const given = /^Bearer +(\S+)$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
       const hash = crypto.createHash('sha256').update(given).digest();
       if (!crypto.timingSafeEqual(hash, expected)) throw new HttpError(404, `Nothing is served at ${req.path}.`);
-    } else if (!isLoopback(req.socket.remoteAddress) || req.get('x-forwarded-for') !== undefined || req.get('forwarded') !== undefined) {
+    } else if (!isLoopback(req.socket.remoteAddress) || viaProxy(req.headers)) {
       // Not public: without a token, only a scraper on this machine may read it, straight (a request a
-      // proxy on this machine forwards says so in its headers); to others it does not exist.
+      // proxy on this machine forwards says so in one header or another); to others it does not exist.
       throw new HttpError(404, `Nothing is served at ${req.path}.`);
     }
     res

@@ -28,6 +28,16 @@ describe('GET /metrics', () => {
       await request(t.app).get('/metrics').expect(200);
       expectProblem(await request(t.app).get('/metrics').set('X-Forwarded-For', '203.0.113.9'), 404);
       expectProblem(await request(t.app).get('/metrics').set('Forwarded', 'for=203.0.113.9'), 404);
+      // Whatever header the proxy adds, nginx's X-Real-IP or a TLS forwarder's Via among them.
+      for (const [name, value] of [
+        ['X-Real-IP', '203.0.113.9'],
+        ['Via', '1.1 tls-forwarder'],
+        ['X-Forwarded-Proto', 'https'],
+        ['X-Forwarded-Host', 'example.org'],
+        ['X-Client-IP', '203.0.113.9'],
+        ['True-Client-IP', '203.0.113.9'],
+      ])
+        expectProblem(await request(t.app).get('/metrics').set(name, value), 404);
     } finally {
       await t.close();
     }
