@@ -48,6 +48,15 @@ it('answers a URL over 16 KB with 431 and a problem+json body', async () => {
   });
 });
 
+it('answers an admin page’s URL over 16 KB with 431 and a page, as the admin answers its errors', async () => {
+  const answer = await exchange(`GET /admin/checks?3pl=${'a'.repeat(17000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+  const [head, body] = answer.split('\r\n\r\n');
+  expect(head).toMatch(/^HTTP\/1\.1 431 /);
+  expect(head).toMatch(/Content-Type: text\/html; charset=utf-8/);
+  expect(body).toContain('<h1>Request Header Fields Too Large</h1>');
+  expect(body).toContain('href="/admin"');
+});
+
 it('answers malformed HTTP with 400 and a problem+json body', async () => {
   const answer = parse(await exchange('NOT HTTP AT ALL\r\n\r\n'));
   expect(answer.status).toBe(400);

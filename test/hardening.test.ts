@@ -6,6 +6,7 @@ import { testApp, testAppWithAuth, type TestApp } from './support/app';
 import { addAttentionRows, signIn } from './support/attention-scenario';
 import { testDatabases, useDatabase } from './support/databases';
 import { csrfToken } from './support/html';
+import { eventually } from './support/wait';
 
 // Input from anyone never makes a 500: each of these answered 500 with a stack in the log before.
 // And a primary that refuses changes (read-only, out of space) gives whole pages or a 503 saying so.
@@ -67,6 +68,65 @@ describe('no input makes a 500', () => {
   });
 });
 
+describe('a form posted from another site', () => {
+  const PASSWORD = 'cross-site-password';
+  let app: TestApp;
+  beforeAll(async () => {
+    await useDatabase('readOnly');
+    app = await testAppWithAuth('readOnly');
+    await createSupervisor(app.pool, { username: 'xs-lead', password: PASSWORD });
+  });
+  afterAll(() => app.close());
+
+  it('is refused as a bad token, 403, on every admin form, with a valid token and session; this site’s own goes through', async () => {
+    const agent = await signIn(app, 'xs-lead', PASSWORD);
+    const token = csrfToken((await agent.get('/admin/attention').expect(200)).text);
+    const forms = [
+      '/admin/attention/unchecked/handled',
+      '/admin/attention/unchecked/batch',
+      '/admin/attention/unchecked/assign',
+      '/admin/attention/handled/1/undo',
+      '/admin/attention/batches/1/undo',
+      '/admin/sign-out',
+    ];
+    const before = (await app.pool.query('SELECT count(*)::int AS n FROM access.attention_handled')).rows[0].n;
+    for (const path of forms) {
+      for (const [header, value] of [
+        ['Origin', 'https://evil.example'],
+        ['Sec-Fetch-Site', 'cross-site'],
+        ['Referer', 'https://evil.example/page'],
+      ]) {
+        const res = await agent.post(path).set(header, value).type('form').send({ _csrf: token, subject: '107', note: 'x', rows: 'all' });
+        expect({ path, header, value, status: res.status, page: res.type }).toEqual({
+          path,
+          header,
+          value,
+          status: 403,
+          page: 'text/html',
+        });
+      }
+    }
+    expect((await app.pool.query('SELECT count(*)::int AS n FROM access.attention_handled')).rows[0].n).toBe(before);
+    // The sign-in form too; and this site's own Origin is no obstacle.
+    const other = request.agent(app.app);
+    const form = csrfToken((await other.get('/admin/sign-in').expect(200)).text);
+    const refused = await other
+      .post('/admin/sign-in')
+      .set('Origin', 'https://evil.example')
+      .type('form')
+      .send({ _csrf: form, username: 'xs-lead', password: PASSWORD });
+    expect(refused.status).toBe(403);
+    const host = '127.0.0.1:4000';
+    await other
+      .post('/admin/sign-in')
+      .set('Host', host)
+      .set('Origin', `http://${host}`)
+      .type('form')
+      .send({ _csrf: form, username: 'xs-lead', password: PASSWORD })
+      .expect(303);
+  });
+});
+
 describe('a primary that refuses changes', () => {
   const PASSWORD = 'read-only-password';
   let ro: TestApp;
@@ -91,6 +151,8 @@ describe('a primary that refuses changes', () => {
     const name = testDatabases().readOnly;
     await admin.query(`ALTER DATABASE ${name} SET default_transaction_read_only = on`);
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+    // Until each pool has seen its connections end (a request on one it still holds would be a 503 to retry).
+    await eventually(() => ro.pool.totalCount === 0 && ro.adminPool.totalCount === 0);
   }
 
   it('serves whole pages to a signed-in supervisor, answers a note or a sign-in 503, and says so when asked if ready', async () => {

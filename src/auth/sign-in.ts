@@ -36,6 +36,26 @@ export interface SignIn {
 /** Only a path of this site, so a crafted sign-in link cannot send the supervisor elsewhere. */
 const safeNext = (value: unknown): string => adminPathOrNone(value) ?? links.home();
 
+/**
+ * A form posted from another site: the browser says so (`Sec-Fetch-Site: cross-site` or `same-site`),
+ * or its Origin (or, lacking one, its Referer) names another host than the one it was posted to.
+ * Refused as a bad token would be: a second fence beside the CSRF token and the SameSite cookies. An
+ * Origin of "null" (what a browser sends under this site's no-referrer policy) and a request naming
+ * no source (an old client) are left to those.
+ */
+function fromOtherSite(req: Request): boolean {
+  const fetchSite = req.get('sec-fetch-site');
+  if (fetchSite === 'cross-site' || fetchSite === 'same-site') return true;
+  const origin = req.get('origin');
+  const source = origin && origin !== 'null' ? origin : req.get('referer');
+  if (!source) return false;
+  try {
+    return new URL(source).host !== req.host;
+  } catch {
+    return true;
+  }
+}
+
 /** What access.supervisors' username may be (its CHECK): no other name can sign in. */
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
 
@@ -116,7 +136,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
 
   /** The sign-in form's CSRF check: a missing or forged token shows the form again, 403. */
   const signInProtection: RequestHandler = (req, res, next) => {
-    if (signInToken.valid(req)) return next();
+    if (signInToken.valid(req) && !fromOtherSite(req)) return next();
     void showForm(req, res, 403, 'The form had expired. Please try again.');
   };
 
@@ -160,14 +180,19 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
     signInToken.clear(req, res);
     res.redirect(303, next);
   });
-  router.post('/sign-out', form, csrfSynchronisedProtection, async (req, res) => {
-    await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve()))).catch((error) => {
-      (req as { session?: unknown }).session = undefined; // as at sign-in: the error page goes out whole
-      throw error;
-    });
-    res.clearCookie('rider_equipment.sid', { path: ADMIN });
-    res.redirect(303, links.signIn());
-  });
+  router.post(
+    '/sign-out',
+    form,
+    (req, res, next) => protect(req, res, next),
+    async (req, res) => {
+      await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve()))).catch((error) => {
+        (req as { session?: unknown }).session = undefined; // as at sign-in: the error page goes out whole
+        throw error;
+      });
+      res.clearCookie('rider_equipment.sid', { path: ADMIN });
+      res.redirect(303, links.signIn());
+    },
+  );
 
   // A missing or stale CSRF token: show the form again rather than a bare error.
   const csrfFailed: ErrorRequestHandler = (error, req, res, next) => {
@@ -200,13 +225,15 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
 
   // For the admin's own forms: a bad token is a 403 the admin's error handler draws.
   const protect: RequestHandler = (req, res, next) =>
-    csrfSynchronisedProtection(req, res, (error?: unknown) =>
-      next(
-        error && (error as { code?: string }).code === 'EBADCSRFTOKEN'
-          ? new HttpError(403, 'The form had expired or did not come from this site. Go back, reload the page and try again.')
-          : error,
-      ),
-    );
+    fromOtherSite(req)
+      ? next(new HttpError(403, 'The form had expired or did not come from this site. Go back, reload the page and try again.'))
+      : csrfSynchronisedProtection(req, res, (error?: unknown) =>
+          next(
+            error && (error as { code?: string }).code === 'EBADCSRFTOKEN'
+              ? new HttpError(403, 'The form had expired or did not come from this site. Go back, reload the page and try again.')
+              : error,
+          ),
+        );
 
   return { sessions, router, requireSupervisor, protect };
 }

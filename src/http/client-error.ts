@@ -16,9 +16,15 @@ function answerFor(code: string | undefined): { status: number; title: string; d
   return { status: 400, title: 'Bad Request', detail: 'The request is not valid HTTP.' };
 }
 
+/** The admin's error page, as plain as the parser's answer must be (no template: nothing of the request was read). */
+const errorPage = (status: number, title: string, detail: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+  `<title>${status} ${title} – Rider equipment</title><link rel="stylesheet" href="/admin/assets/admin.css"></head>` +
+  `<body><main class="page"><h1>${title}</h1><p>${detail}</p><p><a href="/admin">Back to the overview</a></p></main></body></html>`;
+
 /**
- * Answers a request the HTTP parser refuses (a URL over 16 KB, malformed HTTP) with a problem+json
- * body saying why, where Node would send the bare status line and no body.
+ * Answers a request the HTTP parser refuses (a URL over 16 KB, malformed HTTP) with a body saying why
+ * (problem+json, or a page for the admin's), where Node would send the bare status line and no body.
  */
 export function answerClientErrors(server: Server): Server {
   return server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -29,9 +35,13 @@ export function answerClientErrors(server: Server): Server {
       return;
     }
     const { status, title, detail } = answerFor(error.code);
-    const body = JSON.stringify({ type: 'about:blank', title, status, detail });
+    // A supervisor's browser (a request for the admin pages, as far as the parser read) gets a page.
+    const head = (error as { rawPacket?: Buffer }).rawPacket?.toString('latin1', 0, 32) ?? '';
+    const page = /^[A-Z]+ \/admin(?:[/? ]|$)/.test(head);
+    const body = page ? errorPage(status, title, detail) : JSON.stringify({ type: 'about:blank', title, status, detail });
+    const type = page ? 'text/html; charset=utf-8' : 'application/problem+json';
     socket.end(
-      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
   });
