@@ -127,6 +127,50 @@ describe('a form posted from another site', () => {
   });
 });
 
+describe('notes within bounds', () => {
+  const PASSWORD = 'bounded-notes-password';
+  let app: TestApp;
+  beforeAll(async () => {
+    await useDatabase('readOnly');
+    app = await testAppWithAuth('readOnly', { NOTES_PER_MINUTE: '3' });
+    await createSupervisor(app.pool, { username: 'nb-lead', password: PASSWORD });
+  });
+  afterAll(() => app.close());
+
+  it('a supervisor posts at most NOTES_PER_MINUTE forms a minute: past it a page with 429 and Retry-After', async () => {
+    const agent = await signIn(app, 'nb-lead', PASSWORD);
+    const token = csrfToken((await agent.get('/admin/attention').expect(200)).text);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++)
+      statuses.push((await agent.post('/admin/attention/handled/999999/undo').type('form').send({ _csrf: token })).status);
+    expect(statuses.slice(0, 3).every((status) => status !== 429)).toBe(true);
+    const refused = await agent.post('/admin/attention/handled/999999/undo').type('form').send({ _csrf: token });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.text).toContain('You have saved 3 forms in the last minute');
+  });
+
+  it('a rider page shows the newest 20 notes, and the older ones a page further', async () => {
+    const [{ id: by }] = (await app.pool.query(`SELECT id FROM access.supervisors WHERE username = 'nb-lead'`)).rows;
+    await app.pool.query(
+      `INSERT INTO access.attention_handled (rule, subject_id, evidence_at, note, handled_by, undone_at, undone_by)
+       SELECT 'unchecked', 101, now(), 'note ' || g, $1, now(), $1 FROM generate_series(1, 25) g`,
+      [by],
+    );
+    const agent = await signIn(app, 'nb-lead', PASSWORD);
+    const notes = (html: string) => [...html.matchAll(/class="handling-note">(note \d+)</g)].map((m) => m[1]);
+    const first = (await agent.get('/admin/riders/101').expect(200)).text;
+    expect(notes(first)).toHaveLength(20);
+    expect(notes(first)[0]).toBe('note 25');
+    const older = /href="(\/admin\/riders\/101\?notes_before=\d+)#history-title">Older notes/.exec(first)![1];
+    const second = (await agent.get(older.replace(/&amp;/g, '&')).expect(200)).text;
+    expect(notes(second)).toEqual(['note 5', 'note 4', 'note 3', 'note 2', 'note 1']);
+    expect(second).toContain('Newest notes');
+    expect(second).not.toContain('Older notes');
+    await agent.get('/admin/riders/101?notes_before=abc').expect(400);
+  });
+});
+
 describe('a primary that refuses changes', () => {
   const PASSWORD = 'read-only-password';
   let ro: TestApp;

@@ -58,12 +58,16 @@ export function riderHandler(pool: Reader, attention: AttentionSettings) {
     const scope = scopeOf(res);
     const [rider] = await run(riderEquipment.riderById(id, scope));
     if (!rider) throw new HttpError(404, `There is no rider with ID ${id}.`);
+    // The history's page: the notes before this one (a note's number, from the page's own link).
+    const before = req.query.notes_before;
+    if (before !== undefined && (typeof before !== 'string' || !/^[1-9][0-9]{0,17}$/.test(before)))
+      throw new HttpError(400, 'notes_before must be the number of a note, as the “Older notes” link gives it.');
 
     const [openPoints, history, held, assigned, returned, exchanged, checked] = await Promise.all([
       // As of today, as the report printed now says them.
       openPointsOf(pool, [id], scope, attention, undefined, signal).then((points) => points.get(id)!),
       // What supervisors did about them: every note on this rider, undone ones too.
-      run(handling.riderHistory(id)),
+      run(handling.riderHistory(id, before)),
       run(
         assignments.withExchangeDay(assignments.adminColumns(assignments.adminFiltered({ ...scope, rider_id: id, active: true }))).orderBy([
           { column: 'a.assigned_at', order: 'desc' },
@@ -117,7 +121,14 @@ export function riderHandler(pool: Reader, attention: AttentionSettings) {
       section: '',
       rider,
       openPoints,
-      history: history.map((h) => ({ ...h, ruleTitle: ruleNamed(String(h.rule))?.title ?? String(h.rule) })),
+      history: history
+        .slice(0, handling.HISTORY_PAGE)
+        .map((h) => ({ ...h, ruleTitle: ruleNamed(String(h.rule))?.title ?? String(h.rule) })),
+      olderNotes:
+        history.length > handling.HISTORY_PAGE
+          ? `${links.rider(id)}?notes_before=${history[handling.HISTORY_PAGE - 1].id}#history-title`
+          : undefined,
+      newestNotes: before ? `${links.rider(id)}#history-title` : undefined,
       held,
       events,
       capped,

@@ -132,6 +132,33 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   // no longer locks every supervisor out. The account's window is short, for it is also what an
   // attacker can use to keep one supervisor out (docs/OPERATIONS.md, SIGN_IN_ACCOUNT_FAILURES_PER_5_MINUTES).
   const failedSignIns = throttle('sign-in-failures:', 15, config.auth.signInFailures);
+  /**
+   * The forms a supervisor posts (a note, a batch, an assignment, an undo), NOTES_PER_MINUTE a minute
+   * each, whatever they write: one account cannot fill the notes (and the rider pages that show them)
+   * at machine speed. Past it, the admin's page with 429 and Retry-After.
+   */
+  const posted = rateLimit({
+    windowMs: 60000,
+    limit: config.auth.notesPerMinute,
+    store: stores('notes:'),
+    keyGenerator: (_req, res) => String((res.locals.supervisor as Supervisor | undefined)?.id ?? ''),
+    passOnStoreError: true,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    handler: (req, _res, next) => {
+      const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+      const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now()) - Date.now()) / 1000));
+      next(
+        new HttpError(
+          429,
+          `You have saved ${config.auth.notesPerMinute} forms in the last minute. Wait ${seconds} seconds and save again.`,
+          {
+            headers: { 'Retry-After': String(seconds) },
+          },
+        ),
+      );
+    },
+  });
   const failedSignInsOfAccount = throttle('sign-in-account-failures:', 5, config.auth.signInAccountFailures, accountOf);
 
   /** The sign-in form's CSRF check: a missing or forged token shows the form again, 403. */
@@ -227,13 +254,14 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   const protect: RequestHandler = (req, res, next) =>
     fromOtherSite(req)
       ? next(new HttpError(403, 'The form had expired or did not come from this site. Go back, reload the page and try again.'))
-      : csrfSynchronisedProtection(req, res, (error?: unknown) =>
+      : csrfSynchronisedProtection(req, res, (error?: unknown) => {
+          if (!error) return void posted(req, res, next);
           next(
-            error && (error as { code?: string }).code === 'EBADCSRFTOKEN'
+            (error as { code?: string }).code === 'EBADCSRFTOKEN'
               ? new HttpError(403, 'The form had expired or did not come from this site. Go back, reload the page and try again.')
               : error,
-          ),
-        );
+          );
+        });
 
   return { sessions, router, requireSupervisor, protect };
 }

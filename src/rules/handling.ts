@@ -242,10 +242,18 @@ export function handledOfRule(rule: Rule, scope: Scope, before?: string) {
   return applyScope(builder, scope);
 }
 
-/** Every handling of a rider (undone ones too), newest first: the rider page's history. */
-export function riderHistory(riderId: string) {
-  return withPeople(sql('access.attention_handled as h'))
+/** Notes the rider page shows at once; older ones are a page further (notes_before). */
+export const HISTORY_PAGE = 20;
+
+/**
+ * The handlings of a rider (undone ones too), newest first, HISTORY_PAGE of them (and one more, which
+ * says there are older): those before the handling `before` when given. The rider page's history.
+ */
+export function riderHistory(riderId: string, before?: string) {
+  const builder = withPeople(sql('access.attention_handled as h'))
     .where('h.subject_id', riderId)
     .whereNotIn('h.rule', [...COMPANY_RULE_NAMES])
-    .orderBy('h.id', 'desc');
+    .orderBy('h.id', 'desc')
+    .limit(HISTORY_PAGE + 1);
+  return before ? builder.where('h.id', '<', before) : builder;
 }
