@@ -6,12 +6,11 @@
 import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { allLists } from '../src/admin/lists';
-import { ruleListResources } from '../src/admin/attention';
+import { adminLists } from '../src/admin/registry';
 import { DEFAULT_ATTENTION } from '../src/config';
 
 /** Every list the admin pages serve: the five lists and the rules of "Needs attention". */
-const benchLists = [...allLists, ...ruleListResources(DEFAULT_ATTENTION)];
+const benchLists = adminLists(DEFAULT_ATTENTION);
 import type { ListResource } from '../src/admin/list-page';
 import { createSupervisor } from '../src/auth/supervisors';
 import { sql, toNative } from '../src/db/knex';

@@ -9,8 +9,7 @@ import pg from 'pg';
 import { toNative, type NativeQuery } from '../src/db/knex';
 import { DEFAULT_COUNT_CAP, positionOf } from '../src/admin/list-pager';
 import { DEFAULT_PER_PAGE, listParams } from '../src/admin/list-params';
-import { allLists } from '../src/admin/lists';
-import { ruleListResources } from '../src/admin/attention';
+import { adminLists } from '../src/admin/registry';
 import { DEFAULT_ATTENTION } from '../src/config';
 import { queryValidator } from '../src/filters/validate';
 import { cappedCount, pageKeys, pageRows, sortKeys, type Dir } from '../src/queries/keyset';
@@ -20,7 +19,7 @@ const RUNS = 5;
 /** The page's statements for `query` (a list page's query string), as src/admin/list-page.ts builds them. */
 export async function listStatements(path: string, query: string, companyId?: string): Promise<Record<'page' | 'count', NativeQuery>> {
   // The rule lists with the default thresholds (the ATTENTION_* settings unset).
-  const lists = [...allLists, ...ruleListResources(DEFAULT_ATTENTION)];
+  const lists = adminLists(DEFAULT_ATTENTION);
   const list = lists.find((l) => l.path === path);
   if (!list) throw new Error(`no list at ${path}; lists: ${lists.map((l) => l.path).join(', ')}`);
   const validate = queryValidator({ ...list.filters, ...listParams(Object.keys(list.sorts).map((value) => ({ value, label: value }))) });

@@ -11,7 +11,8 @@
 // next side's. --extra adds pages of one fixed path and query (a deep page of a filter, say).
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { allLists } from '../src/admin/lists';
+import { adminLists } from '../src/admin/registry';
+import { DEFAULT_ATTENTION } from '../src/config';
 import { AdminBrowser, connection } from '../bench/admin-client';
 import { adminPages, resolvePage, type AdminPage, type DatasetValues } from '../bench/admin-pages';
 import { datasetValues } from '../bench/admin';
@@ -47,7 +48,7 @@ async function main() {
   const requests = Number(options.requests);
   const pattern = new RegExp(options.pages);
 
-  const derived = adminPages(allLists, { deepPage: 400, bothDirections: true });
+  const derived = adminPages(adminLists(DEFAULT_ATTENTION), { deepPage: 400, bothDirections: true });
   const extra: AdminPage[] = options.extra.map((path) => ({ name: path, path, query: {}, statuses: [200] }));
   const pages = [...derived.pages.filter((page) => pattern.test(page.name)), ...extra];
   const sampled = await valuesOf(sides[0].url, derived.samples);

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LIST_PARAM_NAMES } from '../src/admin/list-params';
-import { allLists } from '../src/admin/lists';
+import { adminLists } from '../src/admin/registry';
+import { DEFAULT_ATTENTION } from '../src/config';
 import { operations } from '../src/api/v2/operations';
 import type { Params } from '../src/filters/define';
 import { projectRoot } from '../src/paths';
@@ -13,7 +14,7 @@ import * as questions from '../src/queries/questions';
 
 // Every admin filter form, from the same definitions the pages validate with.
 const ADMIN_FORMS: Array<[string, Params]> = [
-  ...allLists.map((list): [string, Params] => [`/admin${list.path}`, list.filters]),
+  ...adminLists(DEFAULT_ATTENTION).map((list): [string, Params] => [`/admin${list.path}`, list.filters]),
   ['/admin/questionnaire', questions.params],
 ];
 

@@ -1,14 +1,13 @@
 // Every sort a list offers is read in an index's order, never sorted after the fact, and every sort
 // a column or a list's default names is one the list offers: a sort added without its index, or a
 // typo in a column's sort name, fails here rather than on a big fleet or as a dead header link.
-import { ruleListResources } from '../src/admin/attention';
-import { allLists } from '../src/admin/lists';
+import { adminLists } from '../src/admin/registry';
 import { DEFAULT_ATTENTION } from '../src/config';
 import { toNative } from '../src/db/knex';
 import { pageKeys, type Dir } from '../src/queries/keyset';
 import { testApp, type TestApp } from './support/app';
 
-const lists = [...allLists, ...ruleListResources(DEFAULT_ATTENTION)];
+const lists = adminLists(DEFAULT_ATTENTION);
 
 describe.each(lists.map((list) => [list.path, list] as const))('the list %s', (_path, list) => {
   it('names only sorts it offers, in its columns and its default', () => {

@@ -2,7 +2,7 @@ import express, { type RequestHandler, type Router } from 'express';
 import type { Reader } from '../db/pool';
 import { StreamLimit } from '../http/stream-limit';
 import { checkHandler } from './check-page';
-import { attentionHandlers, ruleListResources } from './attention';
+import { attentionHandlers } from './attention';
 import { handlingRouter } from './handling';
 import { DEFAULT_ATTENTION, type AttentionSettings } from '../config';
 import { choiceSource, riderLookupHandler } from './choices';
@@ -10,7 +10,8 @@ import { adminErrorHandler, notFound, type Logger } from '../html/errors';
 import { homeHandler } from './home';
 import { listHandlers } from './list-page';
 import { dayIn } from './date-presets';
-import { allLists, equipmentTabs } from './lists';
+import { equipmentTabs } from './lists';
+import { adminLists } from './registry';
 import { questionnaireCsv, questionnaireHandler } from './questionnaire';
 import { riderHandler, searchHandler } from './rider-page';
 import { links } from '../html/links';
@@ -61,7 +62,7 @@ export function createAdminRouter({
   router.get('/attention', attend.page);
   for (const { path, handler } of attend.companyCsvs) router.get(path, handler);
   router.use(handlingRouter({ pool, primary: handling?.primary ?? pool, protect: handling?.protect, settings: attention, today }));
-  for (const resource of [...allLists, ...ruleListResources(attention)]) {
+  for (const resource of adminLists(attention)) {
     const handlers = listHandlers(resource, { pool, streamPool, streamLimit, choices, tabs: equipmentTabs, countCap: listCountCap, today });
     router.get(resource.path, handlers.page);
     router.get(`${resource.path}.csv`, handlers.csv);
