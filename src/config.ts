@@ -1,3 +1,4 @@
+import os from 'node:os';
 // The only reader of process.env: every setting is typed and checked here, so a bad one fails at start.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,8 @@ export interface Config {
     streamIdleTimeoutMs: number;
     /** Connections of the admin pages and reports (ADMIN_POOL_MAX), apart from the API's. */
     adminMax: number;
+    /** The admin pages' and reports' budget per statement (ADMIN_STATEMENT_TIMEOUT_MS): past it, the page says so. */
+    adminStatementTimeoutMs: number;
   };
   /** Unbounded streams (whole-table answers, CSV downloads) one API token or admin session may run at once. */
   streamsPerToken: number;
@@ -248,7 +251,9 @@ export function loadConfig(env: Env = process.env): Config {
       // A client that stops reading holds its place (and its statement, waiting in ClientWrite) until then.
       streamIdleTimeoutMs: integer(env, 'STREAM_IDLE_TIMEOUT_MS', 30000, 0, 86400000),
       // The admin pages' statements wait for these, never for the API's (src/db/pool.ts, 'admin').
-      adminMax: integer(env, 'ADMIN_POOL_MAX', 1, 1, 1000),
+      // As many as the machine has cores (at least 2): one slow page never holds every other supervisor.
+      adminMax: integer(env, 'ADMIN_POOL_MAX', Math.max(2, os.availableParallelism()), 1, 1000),
+      adminStatementTimeoutMs: integer(env, 'ADMIN_STATEMENT_TIMEOUT_MS', 5000, 0, 86400000),
     },
     streamsPerToken: integer(env, 'STREAMS_PER_TOKEN', 2, 1, 1000),
     attention: {

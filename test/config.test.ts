@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { loadConfig } from '../src/config';
 
 describe('settings for serving past one process', () => {
@@ -27,10 +28,12 @@ describe('settings for serving past one process', () => {
 });
 
 describe("the admin pages' connections", () => {
-  it('gives the admin pages and reports a pool of their own, two connections unless ADMIN_POOL_MAX says otherwise', () => {
-    expect(loadConfig({}).pool).toMatchObject({ max: 4, adminMax: 1 });
+  it('gives the admin pages and reports a pool of their own, as many connections as cores (2 at least) unless ADMIN_POOL_MAX says otherwise', () => {
+    const cores = Math.max(2, os.availableParallelism());
+    expect(loadConfig({}).pool).toMatchObject({ max: 4, adminMax: cores, adminStatementTimeoutMs: 5000 });
     expect(loadConfig({ ADMIN_POOL_MAX: '6' }).pool.adminMax).toBe(6);
-    expect(loadConfig({ ADMIN_POOL_MAX: '' }).pool.adminMax).toBe(1);
+    expect(loadConfig({ ADMIN_POOL_MAX: '' }).pool.adminMax).toBe(cores);
+    expect(loadConfig({ ADMIN_STATEMENT_TIMEOUT_MS: '2000' }).pool.adminStatementTimeoutMs).toBe(2000);
   });
 
   it('refuses an ADMIN_POOL_MAX that is not a whole number from 1 to 1000, naming it', () => {

@@ -213,7 +213,11 @@ export function createPool(
   purpose: PoolPurpose = 'queries',
 ): Pool {
   const streams = purpose === 'streams';
-  const timeout = streams ? config.pool.streamStatementTimeoutMs : config.pool.statementTimeoutMs;
+  const timeout = streams
+    ? config.pool.streamStatementTimeoutMs
+    : purpose === 'admin'
+      ? config.pool.adminStatementTimeoutMs
+      : config.pool.statementTimeoutMs;
   const pool = new Pool({
     connectionString: url,
     max: { queries: config.pool.max, streams: config.pool.streamMax, admin: config.pool.adminMax }[purpose],

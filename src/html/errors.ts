@@ -16,13 +16,29 @@ export const notFound: RequestHandler = (req: Request) => {
 };
 
 /**
+ * A page whose statement ran past the admin pages' budget (ADMIN_STATEMENT_TIMEOUT_MS: PostgreSQL
+ * cancelled it, 57014): said as such, with the faster ways to the same rows. Only this page is refused;
+ * the others go on, on the admin pool's other connections.
+ */
+function overBudget(thrown: unknown): HttpError | undefined {
+  if ((thrown as { code?: unknown } | null)?.code !== '57014') return undefined;
+  return new HttpError(
+    503,
+    'This page needed the database for longer than a page may, so it was stopped. Narrow it to get it at once: ' +
+      'choose a 3PL, a shorter date range or one rider; a page far from the start is quicker to reach by sorting the ' +
+      'other way, or by a date filter, than by its number.',
+    { title: 'This page took too long', cause: thrown },
+  );
+}
+
+/**
  * The admin surface's error tail: an HTML page in the site's frame. 4xx pages say what was wrong;
  * a 5xx page shows only the request id (the log has the cause under it), never a stack or SQL.
  */
 export function adminErrorHandler(log: Logger): ErrorRequestHandler {
   return async (thrown, req, res, _next) => {
     if (clientGone(thrown, req, res, log)) return;
-    const error = toHttpError(thrown);
+    const error = overBudget(thrown) ?? toHttpError(thrown);
     const requestId = String(res.locals.requestId ?? '');
     if (error.status >= 500) logFailure(log, requestId, req.method, req.originalUrl, error.status, error.options.cause ?? thrown);
     if (res.headersSent) {

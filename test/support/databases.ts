@@ -46,6 +46,8 @@ export function testDatabases() {
     committed: `rider_equipment_test_committed_${run}`,
     /** A copy of FIXTURE that test/hardening.test.ts makes refuse changes (default_transaction_read_only). */
     readOnly: `rider_equipment_test_read_only_${run}`,
+    /** A copy of FIXTURE whose tables test/admin-budget.test.ts locks, so that a page runs past its budget. */
+    budget: `rider_equipment_test_budget_${run}`,
   };
 }
 
@@ -64,6 +66,7 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   streaming: 'demo',
   committed: 'fixture',
   readOnly: 'fixture',
+  budget: 'fixture',
   large: 'large',
   largeCopy: 'large',
 };
