@@ -48,6 +48,18 @@ describe('the item picker', () => {
     );
   });
 
+  it('keeps in the address only the fields that were set: Apply sends every field of the form', async () => {
+    const applied = await request(t.app)
+      .get('/admin/checks?tpatroller_id=&rider_id=101&check_date_from=&check_date_to=&result=&3pl=&sort=checked_at&dir=desc')
+      .expect(303);
+    expect(applied.headers.location).toBe('/admin/checks?rider_id=101&sort=checked_at&dir=desc');
+    expect((await request(t.app).get('/admin/equipment/returns?rider_id=&condition=').expect(303)).headers.location).toBe(
+      '/admin/equipment/returns',
+    );
+    // A field given twice is not dropped silently: the page says so.
+    await request(t.app).get('/admin/checks?rider_id=&rider_id=101').expect(400);
+  });
+
   it('shows the ids of the URL as the selected item, and as a chip by name', async () => {
     const html = (await request(t.app).get('/admin/equipment/assignments?product_id=10&variation_id=12').expect(200)).text;
     expect(html).toContain('<option value="10:12" selected>Helmet / L</option>');

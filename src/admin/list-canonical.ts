@@ -55,7 +55,9 @@ export async function canonical({ fields, deps }: ListContext, req: Request, res
   const out = stringQuery(query);
   const checked: Values = { ...query };
   const errors = fieldErrors();
-  let changed = false;
+  // A form sends every field, set or not: the address keeps only those set, so a shared link is short.
+  const values = Object.values(query);
+  let changed = values.some((value) => value === '') && values.every((value) => typeof value === 'string');
   for (const picker of fields.itemPickers) {
     if (!(picker.name in query)) continue;
     changed = true;
