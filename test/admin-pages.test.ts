@@ -310,6 +310,8 @@ describe('one rider', () => {
     expect(text(html)).toContain('Exchanged Helmet / M for Helmet / L');
     expect(html).toContain('<a href="/admin/checks/9001">Patrol check 9001</a>');
     expect(html).toContain('href="/admin/checks?rider_id=101"');
+    // The breadcrumb leads to the riders' list, not to an empty search form.
+    expect(html).toContain('<nav class="breadcrumbs" aria-label="Breadcrumbs"><a href="/admin/equipment/riders">Riders</a>');
   });
 
   it('keeps ids past 2^53 exact, and says so when a rider holds nothing', async () => {

@@ -97,7 +97,10 @@ describe('supervisor sign-in', () => {
     const { agent } = await signIn();
     const page = await agent.get('/admin').expect(200);
     const token = csrfOf(page.text);
-    await agent.post('/admin/sign-out').type('form').send({ _csrf: token }).expect(303);
+    const out = await agent.post('/admin/sign-out').type('form').send({ _csrf: token }).expect(303);
+    // The sign-in page says so.
+    expect(out.headers.location).toBe('/admin/sign-in?signed_out=1');
+    expect((await agent.get(out.headers.location).expect(200)).text).toContain('<p class="notice" role="status">You are signed out.</p>');
     expect((await agent.get('/admin')).status).toBe(303);
   });
 

@@ -167,8 +167,9 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
     void showForm(req, res, 403, 'The form had expired. Please try again.');
   };
 
-  async function showForm(req: Request, res: Response, status: number, message?: string) {
+  async function showForm(req: Request, res: Response, status: number, message?: string, notice?: string) {
     const html = await renderView('auth/sign-in', {
+      notice,
       csrfToken: signInToken.token(req, res),
       next: safeNext(req.body?.next ?? req.query.next),
       username: typeof req.body?.username === 'string' ? req.body.username : '',
@@ -179,7 +180,15 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
 
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
-  router.get('/sign-in', (req, res) => showForm(req, res, 200, req.query.ended === '1' ? 'Your session ended. Sign in again.' : undefined));
+  router.get('/sign-in', (req, res) =>
+    showForm(
+      req,
+      res,
+      200,
+      req.query.ended === '1' ? 'Your session ended. Sign in again.' : undefined,
+      req.query.signed_out === '1' ? 'You are signed out.' : undefined,
+    ),
+  );
   router.post('/sign-in', form, signInProtection, failedSignIns, failedSignInsOfAccount, async (req, res) => {
     const { password } = req.body as Record<string, unknown>;
     // Only a name an account may have is looked up (no NUL, which PostgreSQL refuses, nor anything else).
@@ -217,7 +226,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
         throw error;
       });
       res.clearCookie('rider_equipment.sid', { path: ADMIN });
-      res.redirect(303, links.signIn());
+      res.redirect(303, `${links.signIn()}?signed_out=1`);
     },
   );
 

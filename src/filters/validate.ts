@@ -86,6 +86,9 @@ export function describeForForm(def: ParamDef): string {
   if ((def.type === 'enum' || def.type === 'boolean') && def.choices)
     return `must be one of: ${def.choices.map((c) => c.label).join(', ')}`;
   if (def.type === 'boolean') return 'must be Yes (1) or No (0)';
+  // In a supervisor's words: no 19-digit bound, no NUL.
+  if (def.type === 'bigint') return 'must be an ID: a whole number, 1 or more';
+  if (def.type === 'text') return `must be at most ${MAX_TEXT_LENGTH} characters, with no control characters`;
   return describeRule(def);
 }
 
