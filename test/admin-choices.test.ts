@@ -60,6 +60,23 @@ describe('the item picker', () => {
     await request(t.app).get('/admin/checks?rider_id=&rider_id=101').expect(400);
   });
 
+  it('takes a page size between the offered ones as the nearest, and a page past any list as past the end', async () => {
+    for (const [asked, nearest] of [
+      ['30', '25'],
+      ['40', '50'],
+      ['1000', '100'],
+      ['0', '25'],
+    ])
+      expect((await request(t.app).get(`/admin/checks?per_page=${asked}`).expect(303)).headers.location).toBe(
+        `/admin/checks?per_page=${nearest}`,
+      );
+    const far = await request(t.app).get('/admin/checks?page=99999999').expect(303);
+    expect(far.headers.location).toBe('/admin/checks?page=1000000');
+    const html = (await request(t.app).get(far.headers.location).expect(200)).text;
+    expect(html).toContain('is past the end');
+    expect(html).toContain('Go to the last page');
+  });
+
   it('shows the ids of the URL as the selected item, and as a chip by name', async () => {
     const html = (await request(t.app).get('/admin/equipment/assignments?product_id=10&variation_id=12').expect(200)).text;
     expect(html).toContain('<option value="10:12" selected>Helmet / L</option>');

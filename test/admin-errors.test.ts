@@ -99,7 +99,7 @@ describe('an invalid filter value', () => {
       'Sort by must be one of: Exchanged at, Rider ID, 3PL, Exchange type, Replacement',
     );
     expect(await bad('dir=up')).toContain('Order must be one of: asc (smallest first), desc (largest first)');
-    expect(await bad('per_page=1000')).toContain('Rows per page must be one of: 25, 50, 100');
+    expect(await bad('per_page=many')).toContain('Rows per page must be one of: 25, 50, 100'); // a number is taken as the nearest (303)
     expect(await bad('page=0')).toContain('Page must be a whole number from 1 to 1000000');
     expect(await bad('rider=101')).toContain('rider is not a filter of this page');
     expect(await bad('rider_id=101&rider_id=102')).toContain('must be given at most once');

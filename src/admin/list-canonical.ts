@@ -8,6 +8,7 @@ import type { ChoiceSource, Named } from './choices';
 import type { ListContext } from './list-context';
 import type { Values } from './list-definition';
 import type { ItemPicker, Person } from './list-fields';
+import { MAX_PAGE, PER_PAGE_CHOICES } from './list-params';
 
 // The address a submitted form stands for, when it differs: an item picker's `product:variation`
 // becomes the two id parameters, and a name typed where an id goes becomes that person's id when
@@ -58,6 +59,23 @@ export async function canonical({ fields, deps }: ListContext, req: Request, res
   // A form sends every field, set or not: the address keeps only those set, so a shared link is short.
   const values = Object.values(query);
   let changed = values.some((value) => value === '') && values.every((value) => typeof value === 'string');
+  // A size between the offered ones is the nearest offered; a page number past any list is the last
+  // there can be, which the page answers as past the end. Both as a 303 to that address.
+  const perPage = query.per_page;
+  if (typeof perPage === 'string' && /^[0-9]{1,9}$/.test(perPage) && !(PER_PAGE_CHOICES as readonly string[]).includes(perPage)) {
+    const wanted = Number(perPage);
+    out.per_page = PER_PAGE_CHOICES.reduce((best, size) =>
+      Math.abs(Number(size) - wanted) < Math.abs(Number(best) - wanted) ? size : best,
+    );
+    changed = true;
+  }
+  for (const name of ['page', 'from_end'] as const) {
+    const value = query[name];
+    if (typeof value === 'string' && /^[0-9]{7,30}$/.test(value) && BigInt(value) > BigInt(MAX_PAGE)) {
+      out[name] = String(MAX_PAGE);
+      changed = true;
+    }
+  }
   for (const picker of fields.itemPickers) {
     if (!(picker.name in query)) continue;
     changed = true;
