@@ -30,6 +30,23 @@ describe('finding riders by name', () => {
     });
   });
 
+  it('finds a name written surname first, with or without a comma', async () => {
+    await rolledBack(t.pool, async (client) => {
+      await client.query(
+        `INSERT INTO riders (id, name, company_id, country_id) VALUES (90004, 'Reem Malik', 1, 1), (90005, 'Reem Hassan', 1, 1)`,
+      );
+      const names = async (term: string) => {
+        const { text, values } = toNative(searchColumns(searchRiders(term)));
+        return (await client.query(text, values)).rows.map((r) => r.name);
+      };
+      expect(await names('Malik, Reem')).toEqual(['Reem Malik']);
+      expect(await names('malik reem')).toEqual(['Reem Malik']);
+      expect(await names('Reem Malik')).toEqual(['Reem Malik']);
+      expect(await names('reem,')).toEqual(['Reem Hassan', 'Reem Malik']);
+      expect(await names(' , ')).toEqual([]); // no word: nobody, never everybody
+    });
+  });
+
   it('can be answered from the trigram index over the kept name key', async () => {
     await rolledBack(t.pool, async (client) => {
       // The fixture's few riders are read whole or in name order; without those paths, the index serves.

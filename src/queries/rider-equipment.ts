@@ -214,17 +214,23 @@ export function riderById(id: string, scope: Scope = {}) {
 }
 
 /**
- * Riders whose name holds `term` ignoring letter case, runs of spaces and accents (both read through
- * rider_name_key(), migration 016: the name's key kept on each rider, whose trigram index answers it;
- * % and _ are plain characters), or whose ID is `term`.
+ * Riders whose name holds each word of `term`, in any order ("Malik, Reem" and "Malik Reem" find Reem
+ * Malik, as names are often written surname first), ignoring letter case, runs of spaces, commas and
+ * accents (read through rider_name_key(), migration 016: the name's key kept on each rider, whose
+ * trigram index answers each word; % and _ are plain characters), or whose ID is `term`.
  */
 export function searchRiders(term: string, scope: Scope = {}) {
-  const pattern = `%${term.replace(/[\\%_]/g, '\\$&')}%`;
+  const words = term.split(/[\s,]+/).filter(Boolean);
   return applyScope(sql('riders as r'), scope)
     .join('companies as c', 'c.id', 'r.company_id')
     .join('countries as co', 'co.id', 'r.country_id')
     .where((q) => {
-      q.whereRaw('r.name_key LIKE rider_name_key(?)', [pattern]);
+      // No word (only commas and spaces): no name, never every rider.
+      if (!words.length) q.whereRaw('false');
+      else
+        q.where((all) => {
+          for (const word of words) all.whereRaw('r.name_key LIKE rider_name_key(?)', [`%${word.replace(/[\\%_]/g, '\\$&')}%`]);
+        });
       if (/^[0-9]{1,18}$/.test(term)) q.orWhere('r.id', term);
     });
 }
