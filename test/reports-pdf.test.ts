@@ -89,7 +89,7 @@ describeIfTools('PDF reports printed by headless Chromium', () => {
 
   it('prints a batch of three riders on three pages, one rider per page, numbered through', async () => {
     const res = await request(t.app).get('/admin/reports.pdf?3pl_name=Swift%20%26%20Co&paper=A4').buffer(true).parse(binary).expect(200);
-    expect(res.headers['content-disposition']).toBe('attachment; filename="rider-reports.pdf"');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="rider-reports_3pl-SwiftCo.pdf"'); // named by its filters
     const text = await pages(pdfOf(res));
     expect(text).toHaveLength(3);
     const riders = [

@@ -4,6 +4,7 @@ import type { Reader } from '../db/pool';
 import { clientSignal } from '../http/client-signal';
 import { defineParams, type ParamValues, type Params } from '../filters/define';
 import { queryValidator, type QueryValidator } from '../filters/validate';
+import { csvFileName } from '../admin/csv-name';
 import { formModel } from '../admin/form';
 import { render } from '../html/render';
 import { validateOrRedraw } from '../html/validate-or-redraw';
@@ -199,7 +200,8 @@ export function createReportsRouter({
       },
       links.reports(),
       values.paper,
-      more || values.after ? `rider-reports-${first}-to-${last}.pdf` : 'rider-reports.pdf',
+      // Named by its filters, as the lists' CSVs are (rider-reports_3pl-SwiftCo_active-1.pdf), and its part of the riders.
+      `${csvFileName('rider-reports', riderEquipment.adminParams, filters, new Date().toISOString().slice(0, 10), { companyFields: ['3pl_name'] })}${more || values.after ? `_${first}-to-${last}` : ''}.pdf`,
     );
   }
 
