@@ -147,7 +147,9 @@ export function createApp({
       ({ pending, behindMs }) => ({ pending_changes: pending, behind_ms: behindMs }),
       (error: Error) => ({ unknown: error.message }),
     );
-    res.set('Cache-Control', 'no-store').json({ status: 'ok', databases, kept });
+    // Reads are served, but a standby that receives no WAL falls behind for good: said, for an operator.
+    const status = databases.some((d) => d.replicating === false) ? 'degraded' : 'ok';
+    res.set('Cache-Control', 'no-store').json({ status, databases, kept });
   });
   app.use('/docs', createDocsRouter());
   // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.

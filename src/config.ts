@@ -12,8 +12,11 @@ export interface Config {
   /** Hot standbys of that primary that serve the domain reads (DATABASE_REPLICA_URLS). */
   replicaUrls: string[];
   replicas: { maxLagMs: number; checkMs: number };
-  /** `replicas`: hot standbys the embedded primary gets (EMBEDDED_REPLICAS), without DATABASE_URL. */
-  embedded: { dir: string; port: number; replicas: number };
+  /**
+   * `replicas`: hot standbys the embedded primary gets (EMBEDDED_REPLICAS), without DATABASE_URL;
+   * `slotWalKeepMb`: the most WAL one of their slots may hold on the primary (EMBEDDED_SLOT_WAL_KEEP_MB).
+   */
+  embedded: { dir: string; port: number; replicas: number; slotWalKeepMb: number };
   timeZone: string;
   pool: {
     max: number;
@@ -232,6 +235,8 @@ export function loadConfig(env: Env = process.env): Config {
       dir: path.resolve(projectRoot, env.EMBEDDED_PG_DIR || '.data/postgres'),
       port: integer(env, 'EMBEDDED_PG_PORT', 0, 0, 65535),
       replicas: embeddedReplicas,
+      // A standby that is stopped or gone would have its slot keep WAL on the primary until the disk is full.
+      slotWalKeepMb: integer(env, 'EMBEDDED_SLOT_WAL_KEEP_MB', 1024, 1, 1048576),
     },
     timeZone,
     pool: {
