@@ -93,8 +93,11 @@ export function createApp({
   });
   // API exports and admin CSV downloads share the stream pool but not its places (DB_STREAM_POOL_ADMIN).
   const idleTimeoutMs = config.pool.streamIdleTimeoutMs;
-  const apiStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal), idleTimeoutMs };
-  const adminStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal, 'admin'), idleTimeoutMs };
+  const minRate = { bytesPerSecond: config.pool.streamMinRate, windowMs: config.pool.streamMinRateWindowMs };
+  const apiStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal), idleTimeoutMs, minRate };
+  const adminStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal, 'admin'), idleTimeoutMs, minRate };
+  // One address never holds every API export place (several tokens, or AUTH=off): one is left for others.
+  const addressLimit = new StreamLimit(Math.max(1, config.pool.streamMax - 1), sharedPlaces, () => undefined);
   const app = express();
   app.disable('x-powered-by');
   // Every answer is made per request and sent with no-store: an ETag would only hash each body for nothing.
@@ -122,7 +125,10 @@ export function createApp({
   const apiHeaders = fixedSecurityHeaders(API_HEADERS, behindProxy);
   if (!apiHeaders) throw new Error("createApp: helmet's API headers are expected to be the same on every answer");
   const cors = config.corsOrigins.length ? apiCors(config.corsOrigins) : undefined;
-  app.use('/v2', createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, log, access, headers: apiHeaders, cors }));
+  app.use(
+    '/v2',
+    createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, addressLimit, log, access, headers: apiHeaders, cors }),
+  );
   // Every other answer: the pages' headers. upgrade-insecure-requests only where TLS is known to be in
   // front: over plain HTTP on another address (HOST=0.0.0.0) it would send every page's own CSS and
   // forms to an https that is not there.

@@ -28,6 +28,9 @@ export interface Config {
     streamStatementTimeoutMs: number;
     /** A stream whose client has taken no bytes for this long is ended and its statement cancelled; 0: never. */
     streamIdleTimeoutMs: number;
+    /** A stream whose client takes fewer bytes a second than this over `streamMinRateWindowMs` is ended; 0: never. */
+    streamMinRate: number;
+    streamMinRateWindowMs: number;
     /** Connections of the admin pages and reports (ADMIN_POOL_MAX), apart from the API's. */
     adminMax: number;
   };
@@ -250,6 +253,9 @@ export function loadConfig(env: Env = process.env): Config {
       streamStatementTimeoutMs: integer(env, 'STREAM_STATEMENT_TIMEOUT_MS', 3600000, 0, 86400000),
       // A client that stops reading holds its place (and its statement, waiting in ClientWrite) until then.
       streamIdleTimeoutMs: integer(env, 'STREAM_IDLE_TIMEOUT_MS', 30000, 0, 86400000),
+      // One that drains its buffers now and then is never idle, but would keep its place as long.
+      streamMinRate: integer(env, 'STREAM_MIN_RATE', 65536, 0, 1000000000),
+      streamMinRateWindowMs: integer(env, 'STREAM_MIN_RATE_WINDOW_MS', 30000, 100, 86400000),
       // The admin pages' statements wait for these, never for the API's (src/db/pool.ts, 'admin').
       adminMax: integer(env, 'ADMIN_POOL_MAX', 1, 1, 1000),
     },

@@ -31,6 +31,18 @@ export class StreamsBusy extends Error {
   }
 }
 
+/**
+ * A stream whose client took less than STREAM_MIN_RATE over STREAM_MIN_RATE_WINDOW_MS while bytes waited
+ * for it: ended as for a client that left, so that a trickle cannot keep an export place.
+ */
+export class ClientSlow extends ClientGone {
+  constructor(bytes: number, ms: number, minRate: number) {
+    super();
+    const rate = Math.floor((bytes * 1000) / ms);
+    this.message = `client took ${bytes} bytes in ${ms} ms (${rate} bytes/s, under STREAM_MIN_RATE ${minRate}), so its answer was ended`;
+  }
+}
+
 /** A stream whose client took no bytes for STREAM_IDLE_TIMEOUT_MS: ended as for a client that left. */
 export class ClientIdle extends ClientGone {
   constructor(ms: number) {
