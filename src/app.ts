@@ -2,7 +2,7 @@ import path from 'node:path';
 import compression from 'compression';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config';
-import type { Pool } from './db/pool';
+import type { Lane, Pool } from './db/pool';
 import { keptFreshness, type KeptApplierStatus } from './db/kept-applier';
 import { primaryOnly, type ReadRouter } from './db/replicas';
 import type { StreamReader } from './db/stream-query';
@@ -93,9 +93,20 @@ export function createApp({
   });
   // API exports and admin CSV downloads share the stream pool but not its places (DB_STREAM_POOL_ADMIN).
   const idleTimeoutMs = config.pool.streamIdleTimeoutMs;
-  const minRate = { bytesPerSecond: config.pool.streamMinRate, windowMs: config.pool.streamMinRateWindowMs };
-  const apiStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal), idleTimeoutMs, minRate };
-  const adminStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal, 'admin'), idleTimeoutMs, minRate };
+  const streamPools = [reads.primary, ...reads.replicas].map((target) => target.streams);
+  const minRate = (lane: Lane) => ({
+    bytesPerSecond: config.pool.streamMinRate,
+    busyBytesPerSecond: config.pool.streamMinRateBusy,
+    windowMs: config.pool.streamMinRateWindowMs,
+    // Others wait for a place of this lane, on any of the databases.
+    busy: () => streamPools.some((pool) => pool.waiting(lane) > 0),
+  });
+  const apiStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal), idleTimeoutMs, minRate: minRate('default') };
+  const adminStreams: StreamReader = {
+    acquire: (signal) => reads.streams.acquire(signal, 'admin'),
+    idleTimeoutMs,
+    minRate: minRate('admin'),
+  };
   // One address never holds every API export place (several tokens, or AUTH=off): one is left for others.
   const addressLimit = new StreamLimit(Math.max(1, config.pool.streamMax - 1), sharedPlaces, () => undefined);
   const app = express();

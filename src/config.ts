@@ -30,6 +30,8 @@ export interface Config {
     streamIdleTimeoutMs: number;
     /** A stream whose client takes fewer bytes a second than this over `streamMinRateWindowMs` is ended; 0: never. */
     streamMinRate: number;
+    /** The same, while other exports wait for a place (STREAM_MIN_RATE_BUSY); 0: STREAM_MIN_RATE alone. */
+    streamMinRateBusy: number;
     streamMinRateWindowMs: number;
     /** Connections of the admin pages and reports (ADMIN_POOL_MAX), apart from the API's. */
     adminMax: number;
@@ -255,6 +257,8 @@ export function loadConfig(env: Env = process.env): Config {
       streamIdleTimeoutMs: integer(env, 'STREAM_IDLE_TIMEOUT_MS', 30000, 0, 86400000),
       // One that drains its buffers now and then is never idle, but would keep its place as long.
       streamMinRate: integer(env, 'STREAM_MIN_RATE', 65536, 0, 1000000000),
+      // Higher while others wait: a place is then worth more than a slow link's trickle.
+      streamMinRateBusy: integer(env, 'STREAM_MIN_RATE_BUSY', 262144, 0, 1000000000),
       streamMinRateWindowMs: integer(env, 'STREAM_MIN_RATE_WINDOW_MS', 30000, 100, 86400000),
       // The admin pages' statements wait for these, never for the API's (src/db/pool.ts, 'admin').
       adminMax: integer(env, 'ADMIN_POOL_MAX', 1, 1, 1000),

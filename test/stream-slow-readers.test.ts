@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { poolSettles, serve, testApp, type TestApp } from './support/app';
 import { useDatabase } from './support/databases';
-import { eventually } from './support/wait';
+import { eventually, holdsFor } from './support/wait';
 
 jest.setTimeout(60000);
 
@@ -55,8 +55,8 @@ describe('slow readers beside a normal client (STREAM_MIN_RATE)', () => {
   let t: TestApp;
   let server: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => {
-    await useDatabase('largeCopy');
-    t = testApp('largeCopy', {
+    await useDatabase('slowReaders');
+    t = testApp('slowReaders', {
       DB_STREAM_POOL_MAX: '3',
       STREAMS_PER_TOKEN: '1000',
       // Idle never comes first: the slow readers take bytes four times a second.
@@ -129,6 +129,54 @@ describe('slow readers beside a normal client (STREAM_MIN_RATE)', () => {
     } finally {
       for (const h of held) h.abort();
       await eventually(() => t.streamPool.totalCount === t.streamPool.idleCount, { what: 'the places given back' });
+    }
+  });
+});
+
+describe('slow readers while other exports wait (STREAM_MIN_RATE_BUSY)', () => {
+  let t: TestApp;
+  let server: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    await useDatabase('slowReaders');
+    t = testApp('slowReaders', {
+      DB_STREAM_POOL_MAX: '3',
+      STREAMS_PER_TOKEN: '1000',
+      STREAM_IDLE_TIMEOUT_MS: '60000',
+      STREAM_MIN_RATE: '0',
+      STREAM_MIN_RATE_BUSY: '262144',
+      STREAM_MIN_RATE_WINDOW_MS: '2000',
+      DB_ACQUIRE_TIMEOUT_MS: '15000',
+    });
+    server = await serve(t.app);
+  });
+  afterAll(async () => {
+    await server.close();
+    await t.close();
+  });
+
+  it('keeps them while nobody waits, and ends them for a client that waits for a place', async () => {
+    const slow = ['127.0.0.2', '127.0.0.3', '127.0.0.4'].map((from) => reader(`${server.base}/v2/patrollerchecks`, from, 8192, 250));
+    const ended = () => t.logs.filter((line) => line.includes('STREAM_MIN_RATE_BUSY'));
+    try {
+      expect(await Promise.all(slow.map((s) => s.status))).toEqual([200, 200, 200]);
+      // Past two windows, nobody waiting: each keeps its place, whatever its rate.
+      await holdsFor(() => ended().length === 0 && !t.logs.some((line) => line.includes('-> 499')), 4500, {
+        what: 'the slow readers kept',
+      });
+
+      const began = Date.now();
+      const normal = reader(`${server.base}/v2/patrollerchecks`, '127.0.0.1', 0);
+      expect(await normal.status).toBe(200);
+      expect(Date.now() - began).toBeLessThan(3000);
+      expect((await normal.done).cut).toBe(false);
+      expect(ended().length).toBeGreaterThanOrEqual(1);
+      for (const line of ended())
+        expect(line).toMatch(
+          /^\[[0-9a-f-]{36}\] GET \/v2\/patrollerchecks -> 499: client took \d+ bytes in \d+ ms \(\d+ bytes\/s, under STREAM_MIN_RATE_BUSY 262144 while other exports waited\), so its answer was ended$/,
+        );
+    } finally {
+      for (const s of slow) s.abort();
+      await eventually(() => t.streamPool.totalCount === t.streamPool.idleCount, { ms: 10000, what: 'the places given back' });
     }
   });
 });

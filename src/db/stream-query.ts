@@ -10,8 +10,11 @@ import { ClientGone, ClientIdle, ClientSlow, PoolTimeout, StreamsBusy, type Read
 export interface StreamReader extends Reader {
   /** STREAM_IDLE_TIMEOUT_MS; 0 or absent: a stalled client keeps its stream until the statement timeout. */
   idleTimeoutMs?: number;
-  /** STREAM_MIN_RATE (bytes a second; 0 or absent: none) over STREAM_MIN_RATE_WINDOW_MS. */
-  minRate?: { bytesPerSecond: number; windowMs: number };
+  /**
+   * STREAM_MIN_RATE (bytes a second; 0: none) over STREAM_MIN_RATE_WINDOW_MS, and STREAM_MIN_RATE_BUSY
+   * instead while `busy()` (other requests wait for one of these places).
+   */
+  minRate?: { bytesPerSecond: number; busyBytesPerSecond: number; windowMs: number; busy: () => boolean };
 }
 
 /** Bytes of the answer's socket that have left the process (written to the kernel), from its start. */
@@ -29,7 +32,7 @@ function taken(res: Response): number {
  * stops watching.
  */
 function watchClient(res: Response, idleMs: number, minRate: StreamReader['minRate'], onStall: (reason: ClientGone) => void): () => void {
-  const rate = minRate?.bytesPerSecond ? minRate : undefined;
+  const rate = minRate?.bytesPerSecond || minRate?.busyBytesPerSecond ? minRate : undefined;
   if (!idleMs && !rate) return () => undefined;
   let progress = Date.now();
   const onDrain = () => (progress = Date.now());
@@ -50,7 +53,9 @@ function watchClient(res: Response, idleMs: number, minRate: StreamReader['minRa
       // Judged only while bytes wait for the client: a fast client of a slow statement is not slow.
       if (!res.writableNeedDrain || now - first.at < rate.windowMs) return;
       const bytes = last.taken - first.taken;
-      if ((bytes * 1000) / (now - first.at) < rate.bytesPerSecond) onStall(new ClientSlow(bytes, now - first.at, rate.bytesPerSecond));
+      const busy = rate.busyBytesPerSecond > rate.bytesPerSecond && rate.busy();
+      const min = busy ? rate.busyBytesPerSecond : rate.bytesPerSecond;
+      if ((bytes * 1000) / (now - first.at) < min) onStall(new ClientSlow(bytes, now - first.at, min, busy));
     },
     Math.max(20, Math.min(1000, (idleMs || Infinity) / 4, (rate?.windowMs ?? Infinity) / 4)),
   ).unref();
