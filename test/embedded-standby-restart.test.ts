@@ -48,8 +48,9 @@ function hold(port: number): Promise<net.Server> {
 }
 
 describe('EMBEDDED_REPLICAS=1 across a restart', () => {
-  it('finds the standby replicating from the primary on its new port, and back in the rotation', async () => {
-    const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off', EMBEDDED_PG_DIR: path.join(dir, 'postgres'), EMBEDDED_REPLICAS: '1' });
+  it('finds the standby replicating from the primary on its new port, and back in the rotation; drops its slot once it is gone', async () => {
+    const env = { NODE_ENV: 'test', AUTH: 'off', EMBEDDED_PG_DIR: path.join(dir, 'postgres'), EMBEDDED_REPLICAS: '1' };
+    const config = loadConfig(env);
     const logs: string[] = [];
     const log = (line: string) => logs.push(line);
     let database: Database | undefined = await openDatabase(config, log, { demo: false });
@@ -102,6 +103,15 @@ describe('EMBEDDED_REPLICAS=1 across a restart', () => {
       expect(logs).toContain(
         `replica 1 (${addressOf(database.replicaUrls[0])}) receives no WAL from its primary: it falls behind at the primary's next write`,
       );
+
+      // Started again without the standby (EMBEDDED_REPLICAS lowered): nothing will read its slot, which goes.
+      reads.stop();
+      reads = undefined;
+      await Promise.all(pools.splice(0).map((pool) => pool.end()));
+      await stopDatabases(database);
+      database = await openDatabase(loadConfig({ ...env, EMBEDDED_REPLICAS: '0' }), log, { demo: false });
+      expect(logs).toContain('Dropped the replication slot replica_1: EMBEDDED_REPLICAS is 0');
+      expect(await query(database.embedded!.url('postgres'), 'SELECT slot_name FROM pg_replication_slots')).toEqual([]);
     } finally {
       reads?.stop();
       await Promise.all(pools.map((pool) => pool.end()));
