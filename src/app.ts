@@ -107,8 +107,9 @@ export function createApp({
     idleTimeoutMs,
     minRate: minRate('admin'),
   };
-  // One address never holds every API export place (several tokens, or AUTH=off): one is left for others.
-  const addressLimit = new StreamLimit(Math.max(1, config.pool.streamMax - 1), sharedPlaces, () => undefined);
+  // Neither one token nor one address (several tokens, or AUTH=off) ever holds every API export place: one
+  // is left for others. Its shared places' failures are the stream limit's, logged there.
+  const placeCap = new StreamLimit(Math.max(1, config.pool.streamMax - 1), sharedPlaces, () => undefined);
   const app = express();
   app.disable('x-powered-by');
   // Every answer is made per request and sent with no-store: an ETag would only hash each body for nothing.
@@ -138,7 +139,7 @@ export function createApp({
   const cors = config.corsOrigins.length ? apiCors(config.corsOrigins) : undefined;
   app.use(
     '/v2',
-    createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, addressLimit, log, access, headers: apiHeaders, cors }),
+    createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, placeCap, log, access, headers: apiHeaders, cors }),
   );
   // Every other answer: the pages' headers. upgrade-insecure-requests only where TLS is known to be in
   // front: over plain HTTP on another address (HOST=0.0.0.0) it would send every page's own CSS and

@@ -2,7 +2,9 @@
 // export places: STREAM_MIN_RATE ends them, and one address never holds every place. Clients that read
 // at full speed are not touched.
 import http from 'node:http';
-import { poolSettles, serve, testApp, type TestApp } from './support/app';
+import pg from 'pg';
+import { createToken } from '../src/auth/tokens';
+import { poolSettles, serve, testApp, testAppWithAuth, type TestApp } from './support/app';
 import { useDatabase } from './support/databases';
 import { eventually, holdsFor } from './support/wait';
 
@@ -20,9 +22,9 @@ interface Reader {
  * A client of `url` from the loopback address `from`: reads `chunk` bytes every `everyMs`, or (chunk 0)
  * all it is sent as fast as it comes.
  */
-function reader(url: string, from: string, chunk: number, everyMs = 0): Reader {
+function reader(url: string, from: string, chunk: number, everyMs = 0, headers: Record<string, string> = {}): Reader {
   const began = Date.now();
-  const req = http.get(url, { localAddress: from, agent: false });
+  const req = http.get(url, { localAddress: from, agent: false, headers });
   req.on('error', () => undefined);
   let settle: (value: { bytes: number; cut: boolean; ms: number }) => void;
   const done = new Promise<{ bytes: number; cut: boolean; ms: number }>((resolve) => (settle = resolve));
@@ -177,6 +179,40 @@ describe('slow readers while other exports wait (STREAM_MIN_RATE_BUSY)', () => {
     } finally {
       for (const s of slow) s.abort();
       await eventually(() => t.streamPool.totalCount === t.streamPool.idleCount, { ms: 10000, what: 'the places given back' });
+    }
+  });
+});
+
+describe('one token from several addresses', () => {
+  it('keeps one place from it too, whatever STREAMS_PER_TOKEN says', async () => {
+    const url = await useDatabase('slowReaders');
+    const setup = new pg.Client(url);
+    await setup.connect();
+    const [a, b] = [await createToken(setup, { name: `cap-a-${process.pid}` }), await createToken(setup, { name: `cap-b-${process.pid}` })];
+    await setup.end();
+    const t = await testAppWithAuth('slowReaders', { DB_STREAM_POOL_MAX: '3', STREAMS_PER_TOKEN: '1000' });
+    const server = await serve(t.app);
+    const as = (token: string) => ({ authorization: `Bearer ${token}` });
+    const held = ['127.0.0.20', '127.0.0.21'].map((from) => reader(`${server.base}/v2/patrollerchecks`, from, 1, 1000, as(a.token)));
+    try {
+      expect(await Promise.all(held.map((h) => h.status))).toEqual([200, 200]);
+      const third = await new Promise<{ status: number; body: string }>((resolve) => {
+        http.get(`${server.base}/v2/assign-list`, { localAddress: '127.0.0.22', agent: false, headers: as(a.token) }, (res) => {
+          let body = '';
+          res.on('data', (data: Buffer) => (body += data.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+      });
+      expect(third.status).toBe(429);
+      expect(JSON.parse(third.body).detail).toMatch(/^This API token already has 2 downloads running/);
+      const other = reader(`${server.base}/v2/assign-list`, '127.0.0.23', 0, 0, as(b.token));
+      expect(await other.status).toBe(200);
+      expect((await other.done).cut).toBe(false);
+    } finally {
+      for (const h of held) h.abort();
+      await eventually(() => t.streamPool.totalCount === t.streamPool.idleCount, { ms: 10000, what: 'the places given back' });
+      await server.close();
+      await t.close();
     }
   });
 });
