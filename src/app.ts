@@ -2,7 +2,7 @@ import path from 'node:path';
 import compression from 'compression';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config';
-import type { Pool } from './db/pool';
+import type { Lane, Pool } from './db/pool';
 import { keptFreshness, type KeptApplierStatus } from './db/kept-applier';
 import { primaryOnly, type ReadRouter } from './db/replicas';
 import type { StreamReader } from './db/stream-query';
@@ -93,8 +93,23 @@ export function createApp({
   });
   // API exports and admin CSV downloads share the stream pool but not its places (DB_STREAM_POOL_ADMIN).
   const idleTimeoutMs = config.pool.streamIdleTimeoutMs;
-  const apiStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal), idleTimeoutMs };
-  const adminStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal, 'admin'), idleTimeoutMs };
+  const streamPools = [reads.primary, ...reads.replicas].map((target) => target.streams);
+  const minRate = (lane: Lane) => ({
+    bytesPerSecond: config.pool.streamMinRate,
+    busyBytesPerSecond: config.pool.streamMinRateBusy,
+    windowMs: config.pool.streamMinRateWindowMs,
+    // Others wait for a place of this lane, on any of the databases.
+    busy: () => streamPools.some((pool) => pool.waiting(lane) > 0),
+  });
+  const apiStreams: StreamReader = { acquire: (signal) => reads.streams.acquire(signal), idleTimeoutMs, minRate: minRate('default') };
+  const adminStreams: StreamReader = {
+    acquire: (signal) => reads.streams.acquire(signal, 'admin'),
+    idleTimeoutMs,
+    minRate: minRate('admin'),
+  };
+  // Neither one token nor one address (several tokens, or AUTH=off) ever holds every API export place: one
+  // is left for others. Its shared places' failures are the stream limit's, logged there.
+  const placeCap = new StreamLimit(Math.max(1, config.pool.streamMax - 1), sharedPlaces, () => undefined);
   const app = express();
   app.disable('x-powered-by');
   // Every answer is made per request and sent with no-store: an ETag would only hash each body for nothing.
@@ -122,7 +137,10 @@ export function createApp({
   const apiHeaders = fixedSecurityHeaders(API_HEADERS, behindProxy);
   if (!apiHeaders) throw new Error("createApp: helmet's API headers are expected to be the same on every answer");
   const cors = config.corsOrigins.length ? apiCors(config.corsOrigins) : undefined;
-  app.use('/v2', createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, log, access, headers: apiHeaders, cors }));
+  app.use(
+    '/v2',
+    createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, placeCap, log, access, headers: apiHeaders, cors }),
+  );
   // Every other answer: the pages' headers. upgrade-insecure-requests only where TLS is known to be in
   // front: over plain HTTP on another address (HOST=0.0.0.0) it would send every page's own CSS and
   // forms to an https that is not there.
@@ -152,7 +170,9 @@ export function createApp({
       ({ pending, behindMs }) => ({ pending_changes: pending, behind_ms: behindMs }),
       (error: Error) => ({ unknown: error.message }),
     );
-    res.set('Cache-Control', 'no-store').json({ status: 'ok', databases, kept });
+    // Reads are served, but a standby that receives no WAL falls behind for good: said, for an operator.
+    const status = databases.some((d) => d.replicating === false) ? 'degraded' : 'ok';
+    res.set('Cache-Control', 'no-store').json({ status, databases, kept });
   });
   app.use('/docs', createDocsRouter());
   // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.

@@ -13,8 +13,11 @@ export interface Config {
   /** Hot standbys of that primary that serve the domain reads (DATABASE_REPLICA_URLS). */
   replicaUrls: string[];
   replicas: { maxLagMs: number; checkMs: number };
-  /** `replicas`: hot standbys the embedded primary gets (EMBEDDED_REPLICAS), without DATABASE_URL. */
-  embedded: { dir: string; port: number; replicas: number };
+  /**
+   * `replicas`: hot standbys the embedded primary gets (EMBEDDED_REPLICAS), without DATABASE_URL;
+   * `slotWalKeepMb`: the most WAL one of their slots may hold on the primary (EMBEDDED_SLOT_WAL_KEEP_MB).
+   */
+  embedded: { dir: string; port: number; replicas: number; slotWalKeepMb: number };
   timeZone: string;
   pool: {
     max: number;
@@ -26,6 +29,11 @@ export interface Config {
     streamStatementTimeoutMs: number;
     /** A stream whose client has taken no bytes for this long is ended and its statement cancelled; 0: never. */
     streamIdleTimeoutMs: number;
+    /** A stream whose client takes fewer bytes a second than this over `streamMinRateWindowMs` is ended; 0: never. */
+    streamMinRate: number;
+    /** The same, while other exports wait for a place (STREAM_MIN_RATE_BUSY); 0: STREAM_MIN_RATE alone. */
+    streamMinRateBusy: number;
+    streamMinRateWindowMs: number;
     /** Connections of the admin pages and reports (ADMIN_POOL_MAX), apart from the API's. */
     adminMax: number;
     /** The admin pages' and reports' budget per statement (ADMIN_STATEMENT_TIMEOUT_MS): past it, the page says so. */
@@ -237,6 +245,8 @@ export function loadConfig(env: Env = process.env): Config {
       dir: path.resolve(projectRoot, env.EMBEDDED_PG_DIR || '.data/postgres'),
       port: integer(env, 'EMBEDDED_PG_PORT', 0, 0, 65535),
       replicas: embeddedReplicas,
+      // A standby that is stopped or gone would have its slot keep WAL on the primary until the disk is full.
+      slotWalKeepMb: integer(env, 'EMBEDDED_SLOT_WAL_KEEP_MB', 1024, 1, 1048576),
     },
     timeZone,
     pool: {
@@ -250,6 +260,11 @@ export function loadConfig(env: Env = process.env): Config {
       streamStatementTimeoutMs: integer(env, 'STREAM_STATEMENT_TIMEOUT_MS', 3600000, 0, 86400000),
       // A client that stops reading holds its place (and its statement, waiting in ClientWrite) until then.
       streamIdleTimeoutMs: integer(env, 'STREAM_IDLE_TIMEOUT_MS', 30000, 0, 86400000),
+      // One that drains its buffers now and then is never idle, but would keep its place as long.
+      streamMinRate: integer(env, 'STREAM_MIN_RATE', 65536, 0, 1000000000),
+      // Higher while others wait: a place is then worth more than a slow link's trickle.
+      streamMinRateBusy: integer(env, 'STREAM_MIN_RATE_BUSY', 262144, 0, 1000000000),
+      streamMinRateWindowMs: integer(env, 'STREAM_MIN_RATE_WINDOW_MS', 30000, 100, 86400000),
       // The admin pages' statements wait for these, never for the API's (src/db/pool.ts, 'admin').
       // As many as the machine has cores (at least 2): one slow page never holds every other supervisor.
       adminMax: integer(env, 'ADMIN_POOL_MAX', Math.max(2, os.availableParallelism()), 1, 1000),

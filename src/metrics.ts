@@ -74,6 +74,17 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
     },
   });
   new client.Gauge({
+    name: 'db_database_replicating',
+    help: 'A replica: 1 while it receives WAL from its primary, 0 when not (it falls behind at the next write), as last checked.',
+    labelNames: ['database', 'role'],
+    registers: [registry],
+    aggregator: 'min',
+    collect() {
+      for (const s of reads.status())
+        if (typeof s.replicating === 'boolean') this.set({ database: s.name, role: s.role }, Number(s.replicating));
+    },
+  });
+  new client.Gauge({
     name: 'db_database_lag_seconds',
     help: 'How far a replica replays behind its primary, as last checked (0 for the primary).',
     labelNames: ['database', 'role'],

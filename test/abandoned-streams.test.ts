@@ -71,9 +71,10 @@ interface Held {
 }
 
 /** A GET whose client reads the headers and then nothing, holding its answer open until told. */
-function hold(url: string, headers: Record<string, string> = {}): Held {
+function hold(url: string, headers: Record<string, string> = {}, from?: string): Held {
   let response: http.IncomingMessage | undefined;
-  const req = http.get(url, { headers });
+  // From another loopback address when given: one address never holds every place of the pool.
+  const req = http.get(url, { headers, ...(from ? { localAddress: from, agent: false } : {}) });
   req.on('error', () => undefined);
   const status = new Promise<number>((resolve) => {
     req.on('response', (res) => {
@@ -170,12 +171,15 @@ describe('requests that wait for a stream connection', () => {
     const server = await serve(t.app);
     try {
       // Two unread downloads take both connections and keep their statements running.
-      const holders = [hold(`${server.base}/v2/patrollerchecks`), hold(`${server.base}/v2/patrollerchecks`)];
+      const holders = [
+        hold(`${server.base}/v2/patrollerchecks`, {}, '127.0.0.2'),
+        hold(`${server.base}/v2/patrollerchecks`, {}, '127.0.0.3'),
+      ];
       expect(await Promise.all(holders.map((h) => h.status))).toEqual([200, 200]);
       await eventually(async () => (await running()) === 2, { what: 'both holders running' });
       const before = await transactionsDone();
 
-      const queued = Array.from({ length: 10 }, () => hold(`${server.base}/v2/assign-list`));
+      const queued = Array.from({ length: 10 }, (_, i) => hold(`${server.base}/v2/assign-list`, {}, `127.0.0.${10 + i}`));
       await eventually(() => t.streamPool.queued === 10, { what: '10 requests queued' });
       const metrics = await request(server.base).get('/metrics').expect(200);
       expect(metrics.text).toContain('db_pool_connections{pool="streams",state="waiting"} 10');

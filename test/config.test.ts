@@ -24,6 +24,23 @@ describe('settings for serving past one process', () => {
     expect(() => loadConfig({ RATE_LIMIT_FLUSH_MS: '5' })).toThrow(/RATE_LIMIT_FLUSH_MS must be a whole number from 10 to 10000/);
     expect(() => loadConfig({ WEB_CONCURRENCY: '0' })).toThrow(/WEB_CONCURRENCY must be a whole number from 1 to 64/);
     expect(() => loadConfig({ EMBEDDED_REPLICAS: '9' })).toThrow(/EMBEDDED_REPLICAS must be a whole number from 0 to 8/);
+    expect(loadConfig({}).embedded.slotWalKeepMb).toBe(1024);
+    expect(() => loadConfig({ EMBEDDED_SLOT_WAL_KEEP_MB: '0' })).toThrow(
+      /EMBEDDED_SLOT_WAL_KEEP_MB must be a whole number from 1 to 1048576/,
+    );
+  });
+});
+
+describe("streams' minimum rates", () => {
+  it('defaults to 64 kB/s, 256 kB/s while others wait, over 30 s; refuses anything but whole numbers, naming them', () => {
+    expect(loadConfig({}).pool).toMatchObject({ streamMinRate: 65536, streamMinRateBusy: 262144, streamMinRateWindowMs: 30000 });
+    expect(loadConfig({ STREAM_MIN_RATE: '0', STREAM_MIN_RATE_BUSY: '0' }).pool).toMatchObject({ streamMinRate: 0, streamMinRateBusy: 0 });
+    for (const bad of ['-1', '1.5', '64k', '1000000001'])
+      expect(() => loadConfig({ STREAM_MIN_RATE: bad })).toThrow(
+        `STREAM_MIN_RATE must be a whole number from 0 to 1000000000, got "${bad}"`,
+      );
+    expect(() => loadConfig({ STREAM_MIN_RATE_BUSY: 'fast' })).toThrow(/STREAM_MIN_RATE_BUSY must be a whole number/);
+    expect(() => loadConfig({ STREAM_MIN_RATE_WINDOW_MS: '50' })).toThrow(/STREAM_MIN_RATE_WINDOW_MS must be a whole number from 100/);
   });
 });
 

@@ -40,9 +40,12 @@ interface Stalled {
   abort: () => void;
 }
 
-/** A client that reads an answer's headers and then stops reading, without hanging up. */
-function stall(url: string, headers: Record<string, string> = {}): Stalled {
-  const req = http.get(url, { headers });
+/**
+ * A client that reads an answer's headers and then stops reading, without hanging up; from another
+ * loopback address when given (one address never holds every place of the pool).
+ */
+function stall(url: string, headers: Record<string, string> = {}, from?: string): Stalled {
+  const req = http.get(url, { headers, ...(from ? { localAddress: from, agent: false } : {}) });
   req.on('error', () => undefined);
   const status = new Promise<number>((resolve) => {
     req.on('response', (res) => {
@@ -77,7 +80,7 @@ describe('clients that stop reading', () => {
   });
 
   it('lose their places after STREAM_IDLE_TIMEOUT_MS; meanwhile exports get 503 streams-busy and admin CSVs are served', async () => {
-    const stalled = Array.from({ length: 10 }, () => stall(`${server.base}/v2/patrollerchecks`));
+    const stalled = Array.from({ length: 10 }, (_, i) => stall(`${server.base}/v2/patrollerchecks`, {}, `127.0.0.${2 + i}`));
     try {
       expect(await Promise.all(stalled.map((s) => s.status))).toEqual(Array(10).fill(200));
       await eventually(async () => (await streaming()).clientWrite === 10, { what: 'ten statements waiting in ClientWrite' });
@@ -173,10 +176,11 @@ describe('STREAMS_PER_TOKEN across processes (RATE_LIMIT_STORE=postgres)', () =>
       }
 
       // The connection that holds place 0 ends (as when its process dies): the place is free for the
-      // other process (the first still counts its own stream, which runs on, in its own count).
+      // other process (the first still counts its own stream, which runs on, in its own count). It holds
+      // the address's place 0 as well.
       const { rows } = await monitor.query(
-        `SELECT pg_terminate_backend(l.pid) AS ended FROM pg_locks l JOIN pg_database d ON d.oid = l.database
-          WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = 0 AND d.datname = $1`,
+        `SELECT pg_terminate_backend(pid) AS ended FROM (SELECT DISTINCT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+          WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = 0 AND d.datname = $1) holders`,
         [DATABASE],
       );
       expect(rows).toEqual([{ ended: true }]);

@@ -124,6 +124,29 @@ export async function alignKeptSettings(
 }
 
 /**
+ * Drops the slots of embedded standbys past EMBEDDED_REPLICAS (replica_N, N above it, not in use): nothing
+ * will read their WAL again, which they would otherwise keep up to EMBEDDED_SLOT_WAL_KEEP_MB each.
+ */
+async function dropGoneSlots(adminUrl: string, replicas: number, log: (msg: string) => void): Promise<void> {
+  const client = new pg.Client(adminUrl);
+  try {
+    await client.connect();
+    // CASE: PostgreSQL may test the conditions of an AND in any order, and another slot's name is no number.
+    const { rows } = await client.query<{ slot_name: string }>(
+      `SELECT slot_name, pg_drop_replication_slot(slot_name) FROM pg_replication_slots
+        WHERE NOT active AND CASE WHEN slot_name ~ '^replica_[0-9]{1,6}$' THEN substr(slot_name, 9)::int > $1 ELSE false END`,
+      [replicas],
+    );
+    for (const { slot_name } of rows) log(`Dropped the replication slot ${slot_name}: EMBEDDED_REPLICAS is ${replicas}`);
+  } catch (error) {
+    // Not worth stopping a start for: the slot keeps at most EMBEDDED_SLOT_WAL_KEEP_MB.
+    log(`Could not drop the slots of embedded standbys past EMBEDDED_REPLICAS: ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
  * With DATABASE_URL: that server, as it is (migrations are run on purpose with `npm run db:migrate`).
  * Without: an embedded PostgreSQL in a local folder, migrated and loaded with demo data on first start.
  */
@@ -132,7 +155,11 @@ export async function openDatabase(config: Config, log: (msg: string) => void, o
     await alignKeptSettings(config.databaseUrl, config, log, false);
     return { url: config.databaseUrl, replicaUrls: config.replicaUrls };
   }
-  const embedded = await startEmbedded(config.embedded.dir, { port: config.embedded.port, log });
+  const embedded = await startEmbedded(config.embedded.dir, {
+    port: config.embedded.port,
+    slotWalKeepMb: config.embedded.slotWalKeepMb,
+    log,
+  });
   const replicas: EmbeddedServer[] = [];
   try {
     await ensureDatabase(embedded.url('postgres'), EMBEDDED_DATABASE);
@@ -140,6 +167,7 @@ export async function openDatabase(config: Config, log: (msg: string) => void, o
     await prepareDemo(url, log, options.demo);
     await alignKeptSettings(url, config, log, true);
     if (options.demo) await options.onDemo?.(url);
+    await dropGoneSlots(embedded.url('postgres'), config.embedded.replicas, log);
     // Standbys come last: made from the primary as it is now, demo data and all.
     for (let i = 1; i <= config.embedded.replicas; i++) {
       replicas.push(await startEmbeddedStandby(embedded, `${config.embedded.dir}-replica-${i}`, `replica_${i}`, { log }));

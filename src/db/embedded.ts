@@ -180,7 +180,7 @@ async function initialise(binaries: Binaries, dir: string, password: string, use
 const SERVER_MALLOC = { MALLOC_MMAP_THRESHOLD_: String(4 * 1024 * 1024), MALLOC_TRIM_THRESHOLD_: String(16 * 1024 * 1024) };
 
 /** Starts `postgres` and resolves once it accepts connections; rejects with its last lines if it exits first. */
-function startServer(binaries: Binaries, dir: string, port: number, user?: RunAs): Promise<ChildProcess> {
+function startServer(binaries: Binaries, dir: string, port: number, user?: RunAs, settings: string[] = []): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       path.join(binaries.root, 'bin', 'postgres'),
@@ -194,6 +194,7 @@ function startServer(binaries: Binaries, dir: string, port: number, user?: RunAs
         'listen_addresses=127.0.0.1',
         '-c',
         'unix_socket_directories=',
+        ...settings.flatMap((setting) => ['-c', setting]),
       ],
       { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...SERVER_MALLOC, ...process.env, LC_MESSAGES: 'C' } },
     );
@@ -228,6 +229,21 @@ interface StartOptions {
   log?: (msg: string) => void;
   /** bin/, lib/, share/ of another copy of the binaries (tests). */
   binaries?: string;
+  /**
+   * On a primary: the most WAL, in MB, its replication slots may hold for a standby that does not take
+   * it (max_slot_wal_keep_size). Past it the slot is lost and its standby made anew at its next start.
+   */
+  slotWalKeepMb?: number;
+}
+
+interface ServerSetup {
+  password?: string;
+  /** Server settings given on its command line (`name=value`). */
+  settings?: string[];
+  /** Before a cluster that exists is used: false has it made anew. */
+  usable?: (dataDir: string) => Promise<boolean>;
+  /** Brings the cluster's own settings up to date; true when they changed (a running server then reloads them). */
+  configure?: (dataDir: string) => boolean;
 }
 
 /**
@@ -236,13 +252,19 @@ interface StartOptions {
  * cannot reach `dir` or the installed binaries, both move to SHARED_ROOT (see the file's head).
  */
 export function startEmbedded(dir: string, options: StartOptions = {}): Promise<EmbeddedServer> {
-  return start(dir, options, (binaries, dataDir, password, user) => initialise(binaries, dataDir, password, user));
+  const settings = options.slotWalKeepMb === undefined ? [] : [`max_slot_wal_keep_size=${options.slotWalKeepMb}MB`];
+  return start(dir, options, { settings }, (binaries, dataDir, password, user) => initialise(binaries, dataDir, password, user));
 }
 
 /**
  * A hot standby of `primary` in `dir`, streaming from it through the replication slot `name`: made
  * the first time from a base backup taken with PostgreSQL's low-level backup functions (the embedded
  * binaries have no pg_basebackup), then started like any embedded server. Read-only.
+ *
+ * At every start it is pointed at the primary where it runs now: the primary picks a new free port at
+ * each start (EMBEDDED_PG_PORT=0), and a standby still pointed at the old one would never replicate
+ * again. One whose slot is gone or lost (its WAL removed past max_slot_wal_keep_size) cannot catch up,
+ * and is made anew.
  */
 export function startEmbeddedStandby(
   primary: EmbeddedServer,
@@ -250,14 +272,79 @@ export function startEmbeddedStandby(
   name: string,
   options: StartOptions = {},
 ): Promise<EmbeddedServer> {
-  return start(dir, { ...options, password: primary.password }, (_binaries, dataDir, _password, user) =>
-    baseBackup(primary, dataDir, name, user),
+  return start(
+    dir,
+    options,
+    {
+      password: primary.password,
+      usable: async (dataDir) => {
+        const status = await slotStatus(primary, name);
+        if (status === 'kept') return true;
+        options.log?.(
+          `The standby in ${dataDir} is made anew: its replication slot ${name} ${status === 'lost' ? 'lost the WAL it needed' : 'is gone'}`,
+        );
+        return false;
+      },
+      configure: (dataDir) => pointAt(primary, dataDir, name),
+    },
+    (_binaries, dataDir, _password, user) => baseBackup(primary, dataDir, name, user),
   );
+}
+
+/** Whether the primary keeps a slot's WAL: 'lost' once max_slot_wal_keep_size removed what it held. */
+async function slotStatus(primary: EmbeddedServer, slot: string): Promise<'kept' | 'lost' | 'gone'> {
+  const client = new pg.Client(primary.url('postgres'));
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ wal_status: string | null }>('SELECT wal_status FROM pg_replication_slots WHERE slot_name = $1', [
+      slot,
+    ]);
+    if (!rows.length) return 'gone';
+    return rows[0].wal_status === 'lost' ? 'lost' : 'kept';
+  } finally {
+    await client.end();
+  }
+}
+
+const STANDBY_HEAD = '# A hot standby of the embedded primary';
+
+/** The standby's settings (in postgresql.auto.conf) that point it at `primary` through `slot`. */
+function standbySettings(primary: EmbeddedServer, slot: string): string {
+  const conninfo = `host=127.0.0.1 port=${primary.port} user=postgres password=${primary.password} application_name=${slot}`;
+  return `${STANDBY_HEAD}\nprimary_conninfo = '${conninfo.replace(/'/g, "''")}'\nprimary_slot_name = '${slot}'\nhot_standby = on\n`;
+}
+
+/** Rewrites the standby's settings for where its primary runs now; true when they changed. */
+function pointAt(primary: EmbeddedServer, dataDir: string, slot: string): boolean {
+  const file = path.join(dataDir, 'postgresql.auto.conf');
+  const before = fs.readFileSync(file, 'utf8');
+  const others = before
+    .split('\n')
+    .filter((line) => !/^\s*(primary_conninfo|primary_slot_name|hot_standby)\s*=/.test(line) && line !== STANDBY_HEAD)
+    .join('\n')
+    .trimEnd();
+  const after = `${others}\n${standbySettings(primary, slot)}`;
+  if (after === before) return false;
+  // Written in place: the file keeps its owner (the postgres user, as root).
+  fs.writeFileSync(file, after);
+  return true;
+}
+
+/** Has a running server read its settings again (primary_conninfo takes effect without a restart). */
+async function reload(server: EmbeddedServer): Promise<void> {
+  const client = new pg.Client(server.url('postgres'));
+  await client.connect();
+  try {
+    await client.query('SELECT pg_reload_conf()');
+  } finally {
+    await client.end();
+  }
 }
 
 async function start(
   dir: string,
-  options: StartOptions & { password?: string },
+  options: StartOptions,
+  setup: ServerSetup,
   create: (binaries: Binaries, dataDir: string, password: string, user?: RunAs) => Promise<void>,
 ): Promise<EmbeddedServer> {
   const user = postgresUser();
@@ -279,9 +366,9 @@ async function start(
       );
     }
   }
-  if (options.password && !fs.existsSync(embeddedPasswordFile(dataDir))) {
+  if (setup.password && !fs.existsSync(embeddedPasswordFile(dataDir))) {
     fs.mkdirSync(path.dirname(dataDir), { recursive: true, mode: 0o755 });
-    fs.writeFileSync(embeddedPasswordFile(dataDir), `${options.password}\n`, { mode: 0o600 });
+    fs.writeFileSync(embeddedPasswordFile(dataDir), `${setup.password}\n`, { mode: 0o600 });
   }
   const password = readOrCreatePassword(embeddedPasswordFile(dataDir));
   const server = (port: number, stop: () => Promise<void>): EmbeddedServer => ({
@@ -298,7 +385,9 @@ async function start(
     // Left behind by a start that ended without stopping it: this one takes it over, and stops it.
     options.log?.(`Using the embedded PostgreSQL left running by an earlier start (pid ${running.pid}); it stops with this process`);
     claim(dataDir);
-    return server(running.port, () => stopByPid(running.pid).finally(() => stopOwned(dataDir)));
+    const taken = server(running.port, () => stopByPid(running.pid).finally(() => stopOwned(dataDir)));
+    if (setup.configure?.(dataDir)) await reload(taken);
+    return taken;
   }
   if (running) {
     // Another process's (the service's, while a command runs): share it, and leave it running for its owner.
@@ -307,13 +396,17 @@ async function start(
     );
     return server(running.port, async () => undefined);
   }
+  if (fs.existsSync(path.join(dataDir, 'PG_VERSION')) && setup.usable && !(await setup.usable(dataDir))) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
     const shown = path.relative(process.cwd(), dataDir);
     options.log?.(`Creating the embedded PostgreSQL cluster in ${shown && !shown.startsWith('..') ? shown : dataDir}`);
     await create(binaries, dataDir, password, user);
   }
+  setup.configure?.(dataDir);
   const port = options.port || (await freePort());
-  const child = await startServer(binaries, dataDir, port, user);
+  const child = await startServer(binaries, dataDir, port, user, setup.settings);
   claim(dataDir);
   // Then whatever runs on the folder: a restart by hand (pg_ctl restart) leaves a postmaster that is not `child`.
   return server(port, () => stopServer(child).finally(() => stopOwned(dataDir)));
@@ -370,6 +463,11 @@ async function baseBackup(primary: EmbeddedServer, dataDir: string, slot: string
   const client = new pg.Client(primary.url('postgres'));
   await client.connect();
   try {
+    // A slot that lost its WAL (max_slot_wal_keep_size) is no use to the new standby: it starts afresh.
+    await client.query(
+      "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1 AND wal_status = 'lost' AND NOT active",
+      [slot],
+    );
     await client.query(
       'SELECT pg_create_physical_replication_slot($1, true) WHERE NOT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1)',
       [slot],
@@ -385,11 +483,7 @@ async function baseBackup(primary: EmbeddedServer, dataDir: string, slot: string
     fs.writeFileSync(path.join(dataDir, 'backup_label'), label.labelfile);
     if (label.spcmapfile) fs.writeFileSync(path.join(dataDir, 'tablespace_map'), label.spcmapfile);
     fs.writeFileSync(path.join(dataDir, 'standby.signal'), '');
-    const conninfo = `host=127.0.0.1 port=${primary.port} user=postgres password=${primary.password} application_name=${slot}`;
-    fs.appendFileSync(
-      path.join(dataDir, 'postgresql.auto.conf'),
-      `\n# A hot standby of the embedded primary\nprimary_conninfo = '${conninfo.replace(/'/g, "''")}'\nprimary_slot_name = '${slot}'\nhot_standby = on\n`,
-    );
+    fs.appendFileSync(path.join(dataDir, 'postgresql.auto.conf'), `\n${standbySettings(primary, slot)}`);
     if (user) chownTree(dataDir, user);
   } catch (error) {
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -31,6 +31,20 @@ export class StreamsBusy extends Error {
   }
 }
 
+/**
+ * A stream whose client took less than STREAM_MIN_RATE (or, while other exports waited for a place,
+ * STREAM_MIN_RATE_BUSY) over STREAM_MIN_RATE_WINDOW_MS while bytes waited for it: ended as for a client
+ * that left, so that a trickle cannot keep an export place.
+ */
+export class ClientSlow extends ClientGone {
+  constructor(bytes: number, ms: number, minRate: number, busy: boolean) {
+    super();
+    const rate = Math.floor((bytes * 1000) / ms);
+    const under = busy ? `STREAM_MIN_RATE_BUSY ${minRate} while other exports waited` : `STREAM_MIN_RATE ${minRate}`;
+    this.message = `client took ${bytes} bytes in ${ms} ms (${rate} bytes/s, under ${under}), so its answer was ended`;
+  }
+}
+
 /** A stream whose client took no bytes for STREAM_IDLE_TIMEOUT_MS: ended as for a client that left. */
 export class ClientIdle extends ClientGone {
   constructor(ms: number) {
@@ -148,6 +162,11 @@ export class Pool extends pg.Pool {
       (client as Placed)[PLACE] = undefined;
       gate.leave();
     });
+  }
+
+  /** Requests waiting in `lane`'s gate for one of its places. */
+  waiting(lane: Lane = 'default'): number {
+    return this.gates[lane].waiting;
   }
 
   /** Requests waiting for a connection: in the gates, and (briefly, while one is being opened) in pg-pool. */

@@ -11,6 +11,18 @@ export interface LagReading {
   at: number;
   /** Why the check failed, when it did. */
   error?: string;
+  /**
+   * Whether the replica was receiving WAL from its primary (a WAL receiver running); absent when not known
+   * (it did not answer). A standby that is not may still be fresh (its primary idle), but falls behind at
+   * the primary's next write and stays there.
+   */
+  receiving?: boolean;
+}
+
+/** One replica's figures as a check reads them. */
+export interface Measured {
+  lagMs: number;
+  receiving: boolean;
 }
 
 // Where the primary's WAL ends now: every transaction acknowledged before this reading is within it.
@@ -28,7 +40,11 @@ const LAG = `
            WHEN $1::pg_lsn IS NOT NULL AND pg_last_wal_replay_lsn() >= $1::pg_lsn THEN 0
            WHEN $2::boolean AND (pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn()) THEN 0
            ELSE round(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000)
-         END::bigint AS lag_ms`;
+         END::bigint AS lag_ms,
+         -- Its WAL receiver: present while it streams from its primary (or connects to it). Any role sees
+         -- that it runs; its status only with pg_read_all_stats.
+         NOT pg_is_in_recovery() OR EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE coalesce(status, 'streaming') = 'streaming')
+           AS receiving`;
 
 // A primary that answers these is down or stopping: it commits nothing. Any other failure (a timeout on
 // a busy machine, above all) tells nothing of what it committed.
@@ -57,6 +73,21 @@ async function queryAlone(url: string, boundMs: number, sql: string, values: unk
  * even when it has replayed all it received; so is one whose primary did not answer in time.
  */
 export async function measureLag(url: string, checkMs: number, primaryUrl?: string): Promise<number> {
+  return (await measureReplica(url, checkMs, primaryUrl)).lagMs;
+}
+
+/** A check that fails, with whether the replica was receiving WAL when it answered. */
+class CheckFailed extends Error {
+  constructor(
+    message: string,
+    readonly receiving: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** measureLag, with whether the replica receives WAL from its primary. */
+export async function measureReplica(url: string, checkMs: number, primaryUrl?: string): Promise<Measured> {
   const bound = Math.max(1000, Math.min(checkMs, 5000));
   let end: string | null = null;
   let byReceived = !primaryUrl;
@@ -67,11 +98,14 @@ export async function measureLag(url: string, checkMs: number, primaryUrl?: stri
       byReceived = PRIMARY_AWAY.has(String((error as { code?: unknown }).code));
     }
   }
-  const lag = (await queryAlone(url, bound, LAG, [end, byReceived])).lag_ms;
+  const { lag_ms: lag, receiving } = await queryAlone(url, bound, LAG, [end, byReceived]);
   // Behind, with no transaction replayed since the replica started: how far is not known.
-  if (lag === null) throw new Error('replay is behind the primary and no transaction has been replayed yet');
+  if (lag === null) {
+    const why = receiving ? '' : ' (it receives no WAL from its primary)';
+    throw new CheckFailed(`replay is behind the primary and no transaction has been replayed yet${why}`, receiving as boolean);
+  }
   // A commit stamped a moment ahead of the replica's clock is no lag.
-  return Math.max(0, Number(lag));
+  return { lagMs: Math.max(0, Number(lag)), receiving: receiving as boolean };
 }
 
 export interface LagWatchOptions {
@@ -82,8 +116,8 @@ export interface LagWatchOptions {
   now?: () => number;
   /** The primary, whose WAL end each check measures the replicas against. */
   primaryUrl?: string;
-  /** The check itself; measureLag unless a test gives its own. */
-  measure?: (url: string) => Promise<number>;
+  /** The check itself; measureReplica unless a test gives its own (a lag alone: receiving is not known). */
+  measure?: (url: string) => Promise<number | Measured>;
 }
 
 /**
@@ -94,7 +128,7 @@ export class LagWatch {
   private readings: Array<LagReading | undefined>;
   private timer?: NodeJS.Timeout;
   private readonly now: () => number;
-  private readonly measure: (url: string) => Promise<number>;
+  private readonly measure: (url: string) => Promise<number | Measured>;
 
   constructor(
     private readonly replicas: Array<{ name: string; address: string; url: string }>,
@@ -103,7 +137,7 @@ export class LagWatch {
   ) {
     this.readings = replicas.map(() => undefined);
     this.now = options.now ?? Date.now;
-    this.measure = options.measure ?? ((url) => measureLag(url, options.checkMs, options.primaryUrl));
+    this.measure = options.measure ?? ((url) => measureReplica(url, options.checkMs, options.primaryUrl));
   }
 
   async start(): Promise<void> {
@@ -136,14 +170,24 @@ export class LagWatch {
   private async check(url: string): Promise<LagReading> {
     const at = this.now();
     try {
-      return { lagMs: await this.measure(url), at };
+      const measured = await this.measure(url);
+      return typeof measured === 'number' ? { lagMs: measured, at } : { lagMs: measured.lagMs, at, receiving: measured.receiving };
     } catch (error) {
-      return { lagMs: null, at, error: (error as Error).message };
+      const receiving = error instanceof CheckFailed ? { receiving: error.receiving } : {};
+      return { lagMs: null, at, error: (error as Error).message, ...receiving };
     }
   }
 
-  /** One line when a check puts a replica in the rotation or takes it out. */
+  /** One line when a check puts a replica in the rotation or takes it out, and when it stops or starts receiving WAL. */
   private describe(i: number, before: LagReading | undefined, after: LagReading): void {
+    if (after.receiving !== undefined && before?.receiving !== after.receiving && (before?.receiving !== undefined || !after.receiving)) {
+      const { name, address } = this.replicas[i];
+      this.options.log?.(
+        after.receiving
+          ? `${name} (${address}) receives WAL from its primary again`
+          : `${name} (${address}) receives no WAL from its primary: it falls behind at the primary's next write`,
+      );
+    }
     const good = (r: LagReading | undefined) => r !== undefined && r.lagMs !== null && r.lagMs <= this.options.maxLagMs;
     if (good(before) === good(after) && before !== undefined) return;
     const { name, address } = this.replicas[i];

@@ -26,6 +26,8 @@ export interface TargetStatus {
   lag_ms: number | null;
   /** Why it is out of the rotation, when it is. */
   reason?: string;
+  /** A replica: whether it receives WAL from its primary, at its last check (null: not known). */
+  replicating?: boolean | null;
 }
 
 /** Where a connection string points, without its credentials. */
@@ -159,6 +161,7 @@ export class ReadRouter {
           in_rotation: inRotation,
           lag_ms: h.down ? null : (h.reading?.lagMs ?? null),
           ...(reason ? { reason } : {}),
+          replicating: h.down ? null : (h.reading?.receiving ?? null),
         };
       }),
     ];

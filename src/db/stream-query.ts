@@ -4,30 +4,60 @@ import type { Response } from 'express';
 import type { Submittable } from 'pg';
 import { clientSignal } from '../http/client-signal';
 import { becomesIdle, CANCEL_GRACE_MS, stopStatement } from './cancel';
-import { ClientGone, ClientIdle, PoolTimeout, StreamsBusy, type Reader } from './pool';
+import { ClientGone, ClientIdle, ClientSlow, PoolTimeout, StreamsBusy, type Reader } from './pool';
 
 /** A reader of streams: its pool's places (the lane is bound in `acquire`) and how long a client may stall. */
 export interface StreamReader extends Reader {
   /** STREAM_IDLE_TIMEOUT_MS; 0 or absent: a stalled client keeps its stream until the statement timeout. */
   idleTimeoutMs?: number;
+  /**
+   * STREAM_MIN_RATE (bytes a second; 0: none) over STREAM_MIN_RATE_WINDOW_MS, and STREAM_MIN_RATE_BUSY
+   * instead while `busy()` (other requests wait for one of these places).
+   */
+  minRate?: { bytesPerSecond: number; busyBytesPerSecond: number; windowMs: number; busy: () => boolean };
+}
+
+/** Bytes of the answer's socket that have left the process (written to the kernel), from its start. */
+function taken(res: Response): number {
+  const socket = res.socket;
+  return socket ? (socket.bytesWritten ?? 0) - socket.writableLength : 0;
 }
 
 /**
- * Calls `onIdle` once the answer has had bytes waiting for the client for `ms` without the client
- * taking any. Progress is a 'drain' (the socket took what was buffered) or a moment without
- * backpressure; a slow client that keeps reading is never idle. Returns the function that stops watching.
+ * Calls `onStall` with the reason once the client holds its stream back: when the answer has had bytes
+ * waiting for the client for `idleMs` without the client taking any (progress is a 'drain', the socket
+ * took what was buffered, or a moment without backpressure), or when, with bytes waiting for it now,
+ * the client took less than `minRate` over its window. A client that reads at the rate is never cut; an
+ * answer that waits on its statement, not on its client, is never judged. Returns the function that
+ * stops watching.
  */
-function watchIdle(res: Response, ms: number, onIdle: () => void): () => void {
-  if (!ms) return () => undefined;
+function watchClient(res: Response, idleMs: number, minRate: StreamReader['minRate'], onStall: (reason: ClientGone) => void): () => void {
+  const rate = minRate?.bytesPerSecond || minRate?.busyBytesPerSecond ? minRate : undefined;
+  if (!idleMs && !rate) return () => undefined;
   let progress = Date.now();
   const onDrain = () => (progress = Date.now());
   res.on('drain', onDrain);
+  // The socket may have carried earlier answers (keep-alive): this one's bytes count from here.
+  const base = taken(res);
+  // What the client had taken at each tick of the last window (the first one at or before its start).
+  const samples = [{ at: Date.now(), taken: 0 }];
   const timer = setInterval(
     () => {
-      if (!res.writableNeedDrain) progress = Date.now();
-      else if (Date.now() - progress >= ms) onIdle();
+      const now = Date.now();
+      if (!res.writableNeedDrain) progress = now;
+      else if (idleMs && now - progress >= idleMs) return onStall(new ClientIdle(idleMs));
+      if (!rate) return;
+      samples.push({ at: now, taken: taken(res) - base });
+      while (samples.length > 2 && samples[1].at <= now - rate.windowMs) samples.shift();
+      const [first, last] = [samples[0], samples[samples.length - 1]];
+      // Judged only while bytes wait for the client: a fast client of a slow statement is not slow.
+      if (!res.writableNeedDrain || now - first.at < rate.windowMs) return;
+      const bytes = last.taken - first.taken;
+      const busy = rate.busyBytesPerSecond > rate.bytesPerSecond && rate.busy();
+      const min = busy ? rate.busyBytesPerSecond : rate.bytesPerSecond;
+      if ((bytes * 1000) / (now - first.at) < min) onStall(new ClientSlow(bytes, now - first.at, min, busy));
     },
-    Math.max(20, Math.min(1000, ms / 4)),
+    Math.max(20, Math.min(1000, (idleMs || Infinity) / 4, (rate?.windowMs ?? Infinity) / 4)),
   ).unref();
   return () => {
     clearInterval(timer);
@@ -85,10 +115,11 @@ export async function streamStatement<S extends Readable & Submittable>(
   rows.on('error', () => undefined); // reported through firstData() or the pipeline below
 
   let failure: Error | undefined;
-  let idle: ClientIdle | undefined;
-  // A client that stops reading would keep its place, and its statement waiting in ClientWrite, for hours.
-  const unwatch = watchIdle(res, pool.idleTimeoutMs ?? 0, () => {
-    idle ??= new ClientIdle(pool.idleTimeoutMs!);
+  let idle: ClientGone | undefined;
+  // A client that stops reading, or reads a trickle, would keep its place, and its statement waiting in
+  // ClientWrite, for hours.
+  const unwatch = watchClient(res, pool.idleTimeoutMs ?? 0, pool.minRate, (reason) => {
+    idle ??= reason;
     res.destroy(idle);
   });
   try {

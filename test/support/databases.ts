@@ -16,6 +16,11 @@ export function testDatabases() {
      * statements never show in LARGE's transaction counts, which the abandoned-streams tests read.
      */
     largeCopy: `rider_equipment_test_large_copy_${run}`,
+    /**
+     * A copy of LARGE for test/stream-slow-readers.test.ts, whose streams would otherwise show in the
+     * activity test/stream-places.test.ts and test/abandoned-streams.test.ts read.
+     */
+    slowReaders: `rider_equipment_test_slow_readers_${run}`,
     /** A copy of FIXTURE with rows made for each "Needs attention" rule (test/attention.test.ts adds them). */
     attention: `rider_equipment_test_attention_${run}`,
     /** A copy of FIXTURE where supervisors mark rows of "Needs attention" handled (test/attention-handling.test.ts). */
@@ -69,6 +74,7 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   budget: 'fixture',
   large: 'large',
   largeCopy: 'large',
+  slowReaders: 'large',
 };
 
 const made = new Map<Database, Promise<string>>();

@@ -61,6 +61,8 @@ export interface ApiDeps {
   streamPool: Reader;
   /** Unbounded streams per token (STREAMS_PER_TOKEN). */
   streamLimit: StreamLimit;
+  /** Unbounded streams of one token, and of one client address whatever its tokens, at most (DB_STREAM_POOL_MAX − 1). */
+  placeCap?: StreamLimit;
   log: Logger;
   access?: ApiAccess;
   /** The security headers of every API answer (src/http/security-headers.ts, API_HEADERS). */
@@ -75,7 +77,7 @@ export interface ApiDeps {
  * matching and dispatch were a measurable part of what the service adds to each answer. Without
  * `access`, the API is open: the service only allows that when told to (AUTH=off).
  */
-export function createApiRouter({ pool, streamPool, streamLimit, log, access, headers, cors }: ApiDeps): RequestHandler {
+export function createApiRouter({ pool, streamPool, streamLimit, placeCap, log, access, headers, cors }: ApiDeps): RequestHandler {
   const openApiDocument = buildOpenApiDocument(allOperations, { auth: Boolean(access) }); // built once: it changes only with the code
   // The token, then its limit, as one step (undefined: the API is open).
   const checks = access
@@ -106,7 +108,11 @@ export function createApiRouter({ pool, streamPool, streamLimit, log, access, he
         const query = compile(values);
         if (operation.stream && !(operation.boundedBy && (validated as Record<string, unknown>)[operation.boundedBy] !== undefined)) {
           const { key, what } = tokenKey(req, res);
-          await streamLimit.run(key, what, () => streamJsonArray(streamPool, query, res));
+          const stream = () => streamLimit.run(key, what, () => streamJsonArray(streamPool, query, res));
+          if (!placeCap) return void (await stream());
+          // Whatever STREAMS_PER_TOKEN says, neither one token nor one address ever holds every place.
+          const capped = key === `address:${req.ip}` ? stream : () => placeCap.run(`api-${key}`, what, stream);
+          await placeCap.run(`api-address:${req.ip}`, 'This address', capped);
           return;
         }
         const rows = await queryRows<[Buffer]>(pool, bytesQuery(statementName(query.text), query.text, query.values), clientSignal(res));
