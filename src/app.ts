@@ -153,7 +153,7 @@ export function createApp({
     // A stopping process still answers for SHUTDOWN_DRAIN_MS: the balancer is told first to send no more.
     if (stopping()) return void res.status(503).set('Cache-Control', 'no-store').json({ status: 'stopping' });
     // Ready while some database can serve reads: the primary, or a replica in the rotation.
-    const databases: Array<object> = reads.status();
+    const databases: Array<ReturnType<typeof reads.status>[number] & { accepts_writes?: boolean; reason?: string }> = reads.status();
     try {
       // Reads go on when the primary refuses changes (a standby promoted late, read-only, or so set):
       // said, so that an operator sees why notes and sign-ins answer 503.
