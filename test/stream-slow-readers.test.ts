@@ -53,26 +53,44 @@ function reader(url: string, from: string, chunk: number, everyMs = 0, headers: 
   return { status, done, abort: () => req.destroy() };
 }
 
-describe('slow readers beside a normal client (STREAM_MIN_RATE)', () => {
-  let t: TestApp;
-  let server: Awaited<ReturnType<typeof serve>>;
+/** An app served on the slow readers' copy: three stream places, these settings beside the shared ones. */
+function servedWith(env: Record<string, string>) {
+  const served = {} as { t: TestApp; server: Awaited<ReturnType<typeof serve>> };
   beforeAll(async () => {
     await useDatabase('slowReaders');
-    t = testApp('slowReaders', {
+    served.t = testApp('slowReaders', {
       DB_STREAM_POOL_MAX: '3',
       STREAMS_PER_TOKEN: '1000',
       // Idle never comes first: the slow readers take bytes four times a second.
       STREAM_IDLE_TIMEOUT_MS: '60000',
-      STREAM_MIN_RATE: '262144',
       STREAM_MIN_RATE_WINDOW_MS: '2000',
       DB_ACQUIRE_TIMEOUT_MS: '15000',
+      ...env,
     });
-    server = await serve(t.app);
+    served.server = await serve(served.t.app);
   });
   afterAll(async () => {
-    await server.close();
-    await t.close();
+    await served.server.close();
+    await served.t.close();
   });
+  return served;
+}
+
+describe('slow readers beside a normal client (STREAM_MIN_RATE)', () => {
+  const served = servedWith({ STREAM_MIN_RATE: '262144' });
+  const t = {
+    get logs() {
+      return served.t.logs;
+    },
+    get streamPool() {
+      return served.t.streamPool;
+    },
+  };
+  const server = {
+    get base() {
+      return served.server.base;
+    },
+  };
 
   it('ends the slow ones with their reason, and the normal client waiting for a place gets its export', async () => {
     // Three addresses at 32 kB/s each take every place of the pool.
@@ -136,25 +154,20 @@ describe('slow readers beside a normal client (STREAM_MIN_RATE)', () => {
 });
 
 describe('slow readers while other exports wait (STREAM_MIN_RATE_BUSY)', () => {
-  let t: TestApp;
-  let server: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => {
-    await useDatabase('slowReaders');
-    t = testApp('slowReaders', {
-      DB_STREAM_POOL_MAX: '3',
-      STREAMS_PER_TOKEN: '1000',
-      STREAM_IDLE_TIMEOUT_MS: '60000',
-      STREAM_MIN_RATE: '0',
-      STREAM_MIN_RATE_BUSY: '262144',
-      STREAM_MIN_RATE_WINDOW_MS: '2000',
-      DB_ACQUIRE_TIMEOUT_MS: '15000',
-    });
-    server = await serve(t.app);
-  });
-  afterAll(async () => {
-    await server.close();
-    await t.close();
-  });
+  const served = servedWith({ STREAM_MIN_RATE: '0', STREAM_MIN_RATE_BUSY: '262144' });
+  const t = {
+    get logs() {
+      return served.t.logs;
+    },
+    get streamPool() {
+      return served.t.streamPool;
+    },
+  };
+  const server = {
+    get base() {
+      return served.server.base;
+    },
+  };
 
   it('keeps them while nobody waits, and ends them for a client that waits for a place', async () => {
     const slow = ['127.0.0.2', '127.0.0.3', '127.0.0.4'].map((from) => reader(`${server.base}/v2/patrollerchecks`, from, 8192, 250));

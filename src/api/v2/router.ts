@@ -108,11 +108,13 @@ export function createApiRouter({ pool, streamPool, streamLimit, placeCap, log, 
         const query = compile(values);
         if (operation.stream && !(operation.boundedBy && (validated as Record<string, unknown>)[operation.boundedBy] !== undefined)) {
           const { key, what } = tokenKey(req, res);
-          const stream = () => streamLimit.run(key, what, () => streamJsonArray(streamPool, query, res));
-          if (!placeCap) return void (await stream());
-          // Whatever STREAMS_PER_TOKEN says, neither one token nor one address ever holds every place.
-          const capped = key === `address:${req.ip}` ? stream : () => placeCap.run(`api-${key}`, what, stream);
-          await placeCap.run(`api-address:${req.ip}`, 'This address', capped);
+          const stream = () => streamJsonArray(streamPool, query, res);
+          // The token's own limit first (STREAMS_PER_TOKEN: the most telling refusal), then, whatever it
+          // says, neither one token nor one address ever holds every place.
+          if (!placeCap) return void (await streamLimit.run(key, what, stream));
+          const byAddress = () => placeCap.run(`api-address:${req.ip}`, 'This address', stream);
+          const capped = key === `address:${req.ip}` ? byAddress : () => placeCap.run(`api-${key}`, what, byAddress);
+          await streamLimit.run(key, what, capped);
           return;
         }
         const rows = await queryRows<[Buffer]>(pool, bytesQuery(statementName(query.text), query.text, query.values), clientSignal(res));
