@@ -113,7 +113,7 @@ export const riderList = defineList({
   path: '/equipment/riders',
   printable: true,
   title: 'Riders with equipment',
-  intro: 'Each rider with the items they hold or have returned, by rider ID.',
+  intro: 'Each rider with the items they hold now, and how many they have returned (linked to those returns), by rider ID.',
   section: 'equipment',
   noun: ['rider', 'riders'],
   filters: riderEquipment.adminParams,
@@ -129,11 +129,28 @@ export const riderList = defineList({
     company,
     { key: 'country', label: 'Country' },
     { key: 'held', label: 'Held', numeric: true, text: (row) => String(equipmentOf(row).filter((e) => !e.returned_at).length) },
-    { key: 'returned', label: 'Returned', numeric: true, text: (row) => String(equipmentOf(row).filter((e) => e.returned_at).length) },
+    {
+      key: 'returned',
+      label: 'Returned',
+      numeric: true,
+      text: (row) => String(equipmentOf(row).filter((e) => e.returned_at).length),
+      // The returned items are a count on the page, linked to the rider's returns (a row stays one screen tall).
+      href: (row) => (equipmentOf(row).some((e) => e.returned_at) ? links.returns({ rider_id: String(row.rider_id) }) : undefined),
+    },
+    {
+      key: 'equipment',
+      label: 'Items held now',
+      only: 'table',
+      items: (row) =>
+        equipmentOf(row)
+          .filter((e) => !e.returned_at)
+          .map((e) => ({ text: `${e.product} / ${e.variation}`, note: `held since ${e.assigned_at.slice(0, 10)}` })),
+    },
     {
       key: 'equipment',
       label: 'Items',
-      // Held items first, then returned ones, each in assign order.
+      only: 'csv',
+      // The CSV keeps every item: held ones first, then returned ones, each in assign order.
       items: (row) =>
         [...equipmentOf(row).filter((e) => !e.returned_at), ...equipmentOf(row).filter((e) => e.returned_at)].map((e) => ({
           text: `${e.product} / ${e.variation}`,
