@@ -14,9 +14,11 @@ const riderHref = (row: Row) => links.rider(String(row.rider_id));
 const riderId: ListColumn = { key: 'rider_id', label: 'Rider ID', sort: 'rider_id', numeric: true, href: riderHref };
 const riderName: ListColumn = { key: 'rider_name', label: 'Rider', auto: true, href: riderHref };
 const company: ListColumn = { key: 'company', label: '3PL', sort: '3pl', auto: true };
+/** One validation's own column: in the CSV only, for spreadsheets; the table says it in Result ("Failed: plate"). */
 const passFail = (key: string, label: string): ListColumn => ({
   key,
   label,
+  only: 'csv',
   text: (row) => (row[key] ? 'Passed' : 'Failed'),
   badge: (row) => (row[key] ? 'pass' : 'fail'),
 });
