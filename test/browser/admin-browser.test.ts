@@ -354,6 +354,15 @@ describe('keyboard and small screens', () => {
       await page.goto(url(path));
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect([path, overflow]).toEqual([path, 0]);
+      // Nor inside: every table fits the box it scrolls in.
+      const wider = await page.evaluate(
+        `[...document.querySelectorAll('.table-wrap > table')].filter((t) => t.getBoundingClientRect().width > t.parentElement.clientWidth + 0.5).map((t) => t.className)`,
+      );
+      expect([path, wider]).toEqual([path, []]);
     }
+    // The overview's chart keys keep their swatch beside their word (one line each).
+    await page.goto(url(`/admin?as_of=${rows[0].day}`));
+    const keys = await page.locator('.day-chart .key').evaluateAll((els) => els.map((e) => e.getClientRects().length));
+    expect(keys).toEqual([1, 1]);
   });
 });
