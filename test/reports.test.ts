@@ -65,6 +65,12 @@ describe('the report of one rider', () => {
     );
   });
 
+  it('gives every column header its scope, for screen readers and validators', async () => {
+    const html = (await request(t.app).get('/admin/riders/101/report').expect(200)).text;
+    expect(html.match(/<th[ >]/g)!.length).toBeGreaterThan(20);
+    expect(html.match(/<th(?![^>]*\bscope=)[ >]/g)).toBeNull();
+  });
+
   it('prints returns with their condition, and failed validations and a negative score', async () => {
     const a = article((await request(t.app).get('/admin/riders/102/report').expect(200)).text, '102');
     expect(rows(a, 'returns')).toEqual([['2024-05-02 00:00:00', 'Helmet', 'M', 'Damaged', 'Hub Manager']]);
