@@ -49,7 +49,14 @@ export function adminErrorHandler(log: Logger): ErrorRequestHandler {
     const message = error.status === 500 ? 'Something went wrong on our side.' : error.message;
     let html: string;
     try {
-      html = await renderToString('error', { ...signedIn(res), title: error.title, status: error.status, message, requestId });
+      html = await renderToString('error', {
+        ...signedIn(res),
+        title: error.title,
+        status: error.status,
+        message,
+        requestId,
+        back: error.options.back,
+      });
     } catch (renderError) {
       log(`[${requestId}] the error page itself failed: ${(renderError as Error)?.stack ?? String(renderError)}`);
       html = `<!doctype html><title>${error.status}</title><p>Error ${error.status}. Request id: ${requestId.replace(/[^A-Za-z0-9._-]/g, '')}</p>`;

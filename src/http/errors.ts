@@ -25,7 +25,15 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly options: { title?: string; type?: string; errors?: FieldErrors; headers?: Record<string, string>; cause?: unknown } = {},
+    readonly options: {
+      title?: string;
+      type?: string;
+      errors?: FieldErrors;
+      headers?: Record<string, string>;
+      cause?: unknown;
+      /** Where an admin error page leads back to (the overview when not given). */
+      back?: { href: string; label: string };
+    } = {},
   ) {
     super(message, { cause: options.cause });
     this.title = options.title ?? titles[status] ?? 'Error';

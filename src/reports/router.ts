@@ -2,6 +2,8 @@ import path from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Reader } from '../db/pool';
 import { clientSignal } from '../http/client-signal';
+import { queryRows } from '../db/rows';
+import { toNative } from '../db/knex';
 import { defineParams, type ParamValues, type Params } from '../filters/define';
 import { queryValidator, type QueryValidator } from '../filters/validate';
 import { csvFileName } from '../admin/csv-name';
@@ -164,10 +166,24 @@ export function createReportsRouter({
     const filters = { rider_id: values.rider_id, '3pl_name': values['3pl_name'], active: values.active, ...scope };
     const found = await findRiders(pool, filters, batchCap, clientSignal(res), values.after);
     if (!found.length) {
-      if (values.rider_id) throw new HttpError(404, `There is no rider with ID ${values.rider_id}.`);
+      // Back to the riders' list with the same filters, where they can be changed.
+      const back = {
+        href: links.ridersWithEquipment(stringQuery(req.query as Record<string, unknown>, BATCH_FILTERS)),
+        label: 'Back to the riders list',
+      };
+      if (values.rider_id) throw new HttpError(404, `There is no rider with ID ${values.rider_id}.`, { back });
+      const company = values['3pl_name'];
+      const known =
+        company === undefined ||
+        (await queryRows(pool, toNative(riderEquipment.companyNames(scope).where('c.name', company)), clientSignal(res))).length > 0;
       throw new HttpError(
         404,
-        values.after ? `No rider after ID ${values.after} matches these filters.` : 'No rider matches these filters.',
+        !known
+          ? `There is no 3PL named “${company}”${scope.company_id ? ' among yours' : ''}: names are matched exactly, as the riders list's 3PL field offers them.`
+          : values.after
+            ? `No rider after ID ${values.after} matches these filters.`
+            : 'No rider matches these filters.',
+        { back },
       );
     }
     const riders = found.slice(0, batchCap);
