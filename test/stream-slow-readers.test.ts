@@ -78,63 +78,52 @@ function servedWith(env: Record<string, string>) {
 
 describe('slow readers beside a normal client (STREAM_MIN_RATE)', () => {
   const served = servedWith({ STREAM_MIN_RATE: '262144' });
-  const t = {
-    get logs() {
-      return served.t.logs;
-    },
-    get streamPool() {
-      return served.t.streamPool;
-    },
-  };
-  const server = {
-    get base() {
-      return served.server.base;
-    },
-  };
 
   it('ends the slow ones with their reason, and the normal client waiting for a place gets its export', async () => {
     // Three addresses at 32 kB/s each take every place of the pool.
-    const slow = ['127.0.0.2', '127.0.0.3', '127.0.0.4'].map((from) => reader(`${server.base}/v2/patrollerchecks`, from, 8192, 250));
+    const slow = ['127.0.0.2', '127.0.0.3', '127.0.0.4'].map((from) => reader(`${served.server.base}/v2/patrollerchecks`, from, 8192, 250));
     try {
       expect(await Promise.all(slow.map((s) => s.status))).toEqual([200, 200, 200]);
-      const normal = reader(`${server.base}/v2/patrollerchecks`, '127.0.0.1', 0);
+      const normal = reader(`${served.server.base}/v2/patrollerchecks`, '127.0.0.1', 0);
       expect(await normal.status).toBe(200);
       const whole = await normal.done;
       expect(whole.cut).toBe(false);
       expect(whole.bytes).toBeGreaterThan(5_000_000);
 
       // The slow ones are ended (they see it only once they have read what their socket's buffers hold).
-      const lines = () => t.logs.filter((line) => line.includes('STREAM_MIN_RATE'));
+      const lines = () => served.t.logs.filter((line) => line.includes('STREAM_MIN_RATE'));
       await eventually(() => lines().length === 3, { ms: 15000, what: 'the three slow readers ended' });
       for (const line of lines())
         expect(line).toMatch(
           /^\[[0-9a-f-]{36}\] GET \/v2\/patrollerchecks -> 499: client took \d+ bytes in \d+ ms \(\d+ bytes\/s, under STREAM_MIN_RATE 262144\), so its answer was ended$/,
         );
-      await poolSettles(t.streamPool);
+      await poolSettles(served.t.streamPool);
     } finally {
       for (const s of slow) s.abort();
     }
   });
 
   it('leaves fast readers alone', async () => {
-    const before = t.logs.length;
-    const fast = await Promise.all(['127.0.0.5', '127.0.0.6'].map((from) => reader(`${server.base}/v2/patrollerchecks`, from, 0).done));
+    const before = served.t.logs.length;
+    const fast = await Promise.all(
+      ['127.0.0.5', '127.0.0.6'].map((from) => reader(`${served.server.base}/v2/patrollerchecks`, from, 0).done),
+    );
     for (const read of fast) {
       expect(read.cut).toBe(false);
       expect(read.bytes).toBeGreaterThan(5_000_000);
     }
-    expect(t.logs.slice(before).filter((line) => line.includes('-> 499'))).toEqual([]);
+    expect(served.t.logs.slice(before).filter((line) => line.includes('-> 499'))).toEqual([]);
   });
 
   it('keeps one place from any one address, whatever its tokens', async () => {
     const held = [
-      reader(`${server.base}/v2/patrollerchecks`, '127.0.0.7', 1, 1000),
-      reader(`${server.base}/v2/patrollerchecks`, '127.0.0.7', 1, 1000),
+      reader(`${served.server.base}/v2/patrollerchecks`, '127.0.0.7', 1, 1000),
+      reader(`${served.server.base}/v2/patrollerchecks`, '127.0.0.7', 1, 1000),
     ];
     try {
       expect(await Promise.all(held.map((h) => h.status))).toEqual([200, 200]);
       const third = await new Promise<{ status: number; body: string }>((resolve) => {
-        http.get(`${server.base}/v2/assign-list`, { localAddress: '127.0.0.7', agent: false }, (res) => {
+        http.get(`${served.server.base}/v2/assign-list`, { localAddress: '127.0.0.7', agent: false }, (res) => {
           let body = '';
           res.on('data', (data: Buffer) => (body += data.toString()));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
@@ -143,44 +132,31 @@ describe('slow readers beside a normal client (STREAM_MIN_RATE)', () => {
       expect(third.status).toBe(429);
       expect(JSON.parse(third.body).detail).toMatch(/^This address already has 2 downloads running/);
       // Another address gets the place left.
-      const other = reader(`${server.base}/v2/assign-list`, '127.0.0.8', 0);
+      const other = reader(`${served.server.base}/v2/assign-list`, '127.0.0.8', 0);
       expect(await other.status).toBe(200);
       expect((await other.done).cut).toBe(false);
     } finally {
       for (const h of held) h.abort();
-      await eventually(() => t.streamPool.totalCount === t.streamPool.idleCount, { what: 'the places given back' });
+      await eventually(() => served.t.streamPool.totalCount === served.t.streamPool.idleCount, { what: 'the places given back' });
     }
   });
 });
 
 describe('slow readers while other exports wait (STREAM_MIN_RATE_BUSY)', () => {
   const served = servedWith({ STREAM_MIN_RATE: '0', STREAM_MIN_RATE_BUSY: '262144' });
-  const t = {
-    get logs() {
-      return served.t.logs;
-    },
-    get streamPool() {
-      return served.t.streamPool;
-    },
-  };
-  const server = {
-    get base() {
-      return served.server.base;
-    },
-  };
 
   it('keeps them while nobody waits, and ends them for a client that waits for a place', async () => {
-    const slow = ['127.0.0.2', '127.0.0.3', '127.0.0.4'].map((from) => reader(`${server.base}/v2/patrollerchecks`, from, 8192, 250));
-    const ended = () => t.logs.filter((line) => line.includes('STREAM_MIN_RATE_BUSY'));
+    const slow = ['127.0.0.2', '127.0.0.3', '127.0.0.4'].map((from) => reader(`${served.server.base}/v2/patrollerchecks`, from, 8192, 250));
+    const ended = () => served.t.logs.filter((line) => line.includes('STREAM_MIN_RATE_BUSY'));
     try {
       expect(await Promise.all(slow.map((s) => s.status))).toEqual([200, 200, 200]);
       // Past two windows, nobody waiting: each keeps its place, whatever its rate.
-      await holdsFor(() => ended().length === 0 && !t.logs.some((line) => line.includes('-> 499')), 4500, {
+      await holdsFor(() => ended().length === 0 && !served.t.logs.some((line) => line.includes('-> 499')), 4500, {
         what: 'the slow readers kept',
       });
 
       const began = Date.now();
-      const normal = reader(`${server.base}/v2/patrollerchecks`, '127.0.0.1', 0);
+      const normal = reader(`${served.server.base}/v2/patrollerchecks`, '127.0.0.1', 0);
       expect(await normal.status).toBe(200);
       expect(Date.now() - began).toBeLessThan(3000);
       expect((await normal.done).cut).toBe(false);
@@ -191,7 +167,10 @@ describe('slow readers while other exports wait (STREAM_MIN_RATE_BUSY)', () => {
         );
     } finally {
       for (const s of slow) s.abort();
-      await eventually(() => t.streamPool.totalCount === t.streamPool.idleCount, { ms: 10000, what: 'the places given back' });
+      await eventually(() => served.t.streamPool.totalCount === served.t.streamPool.idleCount, {
+        ms: 10000,
+        what: 'the places given back',
+      });
     }
   });
 });
