@@ -2,11 +2,13 @@
 // rows handled with a note, the rows leave their list and the counts until new evidence or their
 // "until" day brings them back, Undo restores them, and a 3PL's supervisor handles only its riders.
 // On a copy of the fixture of its own, signed in for real (sessions and CSRF tokens), as of today.
+import http from 'node:http';
 import request from 'supertest';
 import { createSupervisor } from '../src/auth/supervisors';
-import { testApp, testAppWithAuth, type TestApp } from './support/app';
+import { serve, testApp, testAppWithAuth, type TestApp } from './support/app';
 import { csrfToken, one, parseHtml, tableRows, textOf } from './support/html';
 import { applied } from './support/rolled-back';
+import { eventually } from './support/wait';
 import { addAttentionRows, markHandled, signIn as signInAs, type Agent } from './support/attention-scenario';
 
 let t: TestApp;
@@ -281,7 +283,81 @@ describe('after a Save', () => {
       [subject],
     );
   });
+  it('stores the session with its notice before the redirect leaves: a browser that follows it at once sees the notice', async () => {
+    // A browser follows a 303 on its headers. Holding the session's row locked makes the save wait:
+    // no header may leave while it waits, and the next page then finds the notice.
+    const server = await serve(t.app);
+    try {
+      await noticeBeforeRedirect(server.base);
+    } finally {
+      await server.close();
+    }
+  });
 });
+
+/** The check of the test above, on the app served at `base`. */
+async function noticeBeforeRedirect(base: string): Promise<void> {
+  {
+    const a = request.agent(base);
+    const form = await a.get('/admin/sign-in').expect(200);
+    await a
+      .post('/admin/sign-in')
+      .type('form')
+      .send({ username: 'lead-b', password, _csrf: csrfToken(form.text), next: '/admin' })
+      .expect(303);
+    const html = (await a.get('/admin/attention').expect(200)).text;
+    const subject = parseHtml(html)
+      .querySelector('section#unchecked table.list tbody tr')!
+      .getAttribute('id')!
+      .replace(/^row-unchecked-/, '');
+    const cookie = a.jar.getCookies({ domain: '127.0.0.1', path: '/admin', secure: false, script: false }).toValueString();
+    const sid = /rider_equipment\.sid=s:([^.;]+)/.exec(decodeURIComponent(cookie))![1];
+    const lock = await t.pool.connect();
+    try {
+      await lock.query('BEGIN');
+      await lock.query('SELECT 1 FROM access.sessions WHERE sid = $1 FOR UPDATE', [sid]);
+      let answered = false;
+      const body = new URLSearchParams({ _csrf: csrfToken(html), subject, note: 'Patrol booked', back: '/admin/attention' }).toString();
+      const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+        const req = http.request(`${base}/admin/attention/unchecked/handled`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
+        });
+        req.on('response', (res) => {
+          answered = true;
+          resolve(res);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+      // The handling is written and the session's save waits on the lock: still no answer.
+      await eventually(
+        async () =>
+          (
+            await t.pool.query(
+              `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%access%sessions%' AND pid <> pg_backend_pid()`,
+            )
+          ).rowCount,
+        { what: 'the session save waiting on its row' },
+      );
+      await t.pool.query('SELECT pg_sleep(0.05)'); // a round trip to the database: time for headers to arrive, were any sent
+      expect(answered).toBe(false);
+      await lock.query('COMMIT');
+      const res = await response;
+      res.resume();
+      expect(res.statusCode).toBe(303);
+      const next = (await a.get('/admin/attention').expect(200)).text;
+      expect(textOf(one(next, 'p[role="status"]'))).toMatch(/^Marked handled: .*, under “Riders not checked lately”/);
+    } finally {
+      await lock.query('ROLLBACK').catch(() => undefined);
+      lock.release();
+      await t.pool.query(
+        `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND rule = 'unchecked' AND subject_id = $1`,
+        [subject],
+      );
+    }
+  }
+}
 
 describe('notes as a person counts them', () => {
   const arabic = 'ت'.repeat(1500);

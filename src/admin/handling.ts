@@ -8,7 +8,7 @@ import { MAX_BIGINT } from '../filters/define';
 import { HttpError } from '../http/errors';
 import * as handling from '../rules/handling';
 import * as owners from '../rules/owners';
-import { render, setNotice } from '../html/render';
+import { redirectWithNotice, render } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { links } from '../html/links';
 import { adminPathOrNone } from '../html/urls';
@@ -180,13 +180,12 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       if (live) return retry(req, res, rule, {}, { ...live, name: found.name });
       throw new HttpError(409, `${found.name} is not listed under “${rule.title}” today: there is nothing to mark handled.`);
     }
-    setNotice(req, {
-      text: `Marked handled: ${found.name}, under “${rule.title}”. Its note is on the rule’s handled rows, where Undo puts it back.`,
-    });
     // Back at the row after the one handled (its key, as rowsOf gave it), not at the page's top.
     const next = typeof req.body.next === 'string' && /^[a-z0-9-]{1,80}$/.test(req.body.next) ? req.body.next : undefined;
     const back = safeBack(req.body.back, rule.name);
-    res.redirect(303, next && !back.includes('#') ? `${back}#row-${next}` : back);
+    await redirectWithNotice(req, res, next && !back.includes('#') ? `${back}#row-${next}` : back, {
+      text: `Marked handled: ${found.name}, under “${rule.title}”. Its note is on the rule’s handled rows, where Undo puts it back.`,
+    });
   });
 
   const batchGuard: RequestHandler[] = protect
@@ -255,10 +254,9 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
     );
     const rows = Number(batch.rows);
     const left = count - rows;
-    setNotice(req, {
+    await redirectWithNotice(req, res, back, {
       text: `Marked handled: ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} of “${rule.title}”, with one note${left > 0 ? `; ${left.toLocaleString('en')} handled meanwhile by someone else were left as they were` : ''}. The rule’s handled rows have Undo for the whole batch.`,
     });
-    res.redirect(303, back);
   });
 
   // The supervisors this one may give rows to, for the rule lists' batch form (a small table; signed in only).
@@ -305,12 +303,11 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
         primary,
         toNative(owners.assignRows({ rule, q, company: fields['3pl'] || undefined, assignee, by: supervisor.id })),
       );
-      setNotice(req, {
+      await redirectWithNotice(req, res, back, {
         text: assignee
           ? `Given to ${assignee.username}: ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} of “${rule.title}”${assignee.company_id ? ' (those of their 3PL)' : ''}.`
           : `Given to nobody now: ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} of “${rule.title}”.`,
       });
-      res.redirect(303, back);
     },
   );
 
@@ -323,10 +320,9 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       toNative(handling.undoBatch(id, supervisor.id, scopeOf(res))),
     );
     if (!undone) throw new HttpError(404, 'There is no such batch, or its rows were undone already.');
-    setNotice(req, {
+    await redirectWithNotice(req, res, safeBack(req.body.back, undone.rule), {
       text: `Undone: ${undone.undone.toLocaleString('en')} ${undone.undone === 1 ? 'row is' : 'rows are'} back on “${ruleNamed(undone.rule)?.title ?? undone.rule}”.`,
     });
-    res.redirect(303, safeBack(req.body.back, undone.rule));
   });
 
   router.post('/attention/handled/:id/undo', ...guard, async (req: Request, res: Response) => {
@@ -338,8 +334,9 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       toNative(handling.undoHandling(id, supervisor.id, scopeOf(res))),
     );
     if (!undone) throw new HttpError(404, 'There is no such handling, or it was undone already.');
-    setNotice(req, { text: `Undone: the row is back on “${ruleNamed(undone.rule)?.title ?? undone.rule}”.` });
-    res.redirect(303, safeBack(req.body.back, undone.rule));
+    await redirectWithNotice(req, res, safeBack(req.body.back, undone.rule), {
+      text: `Undone: the row is back on “${ruleNamed(undone.rule)?.title ?? undone.rule}”.`,
+    });
   });
 
   router.get('/attention/:rule/handled', async (req: Request, res: Response) => {

@@ -48,11 +48,21 @@ export const signedIn = (res: Response) => ({
 export interface Notice {
   text: string;
 }
-type WithNotice = { session?: { notice?: Notice } };
+type WithNotice = { session?: { notice?: Notice; save?: (done: (error?: unknown) => void) => void } };
 
-export function setNotice(req: unknown, notice: Notice): void {
+/**
+ * Sends the browser on to `location` (303) with a notice its next page shows once. The session is
+ * stored before the answer leaves: a browser follows a redirect on its headers, so a session saved
+ * while the body goes out (express-session's way) could be read by the next page without its notice.
+ */
+export async function redirectWithNotice(req: unknown, res: Response, location: string, notice: Notice): Promise<void> {
   const session = (req as WithNotice).session;
-  if (session) session.notice = notice;
+  if (session?.save) {
+    session.notice = notice;
+    const save = session.save.bind(session);
+    await new Promise<void>((resolve, reject) => save((error) => (error ? reject(error) : resolve())));
+  }
+  res.redirect(303, location);
 }
 
 /** The session's notice, taken: shown once. */
