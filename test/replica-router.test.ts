@@ -104,6 +104,33 @@ describe('ReadRouter: a replica only while its lag is known to be within REPLICA
     expect(decisions[1].slice(firstPrimary).every((role) => role === 'primary')).toBe(true);
   });
 
+  it('never takes back a replica a moment after its deadline passed, though a faster check moves it on a little', () => {
+    const workers = [setUp({ maxLagMs: 1000, checkMs: 250 }), setUp({ maxLagMs: 1000, checkMs: 250 })];
+    // Replay stops at 1000 ms. Checks take 150 ms on a busy machine (the lag is read at their end), but
+    // the one sent at 1750 only 100 ms: it finds the replica 850 ms behind, which alone would keep it in
+    // until 1900, and it reaches the workers at 1856 and 1863, after the deadline the others set (1850).
+    const took = (at: number) => (at === 1750 ? 100 : 150);
+    const readingAt = (at: number): LagReading => ({ lagMs: Math.max(0, at + took(at) - 1000), at, received: at + took(at) + 5 });
+    const decisions: string[][] = [[], []];
+    let why = '';
+    for (let ms = 0; ms <= 3000; ms++) {
+      workers.forEach((w, i) => {
+        for (let at = 0; at <= 3000; at += 250) if (ms === readingAt(at).received! + (i === 0 ? 1 : 8)) w.at(ms).apply([readingAt(at)]);
+        decisions[i].push(w.at(ms).pick().role);
+      });
+      if (ms === 1870) why = workers[0].router.status()[1].reason!;
+    }
+    // In from the first reading; out together at 1851; and neither comes back while the replica lags.
+    for (const [i, seen] of decisions.entries()) {
+      expect(seen.indexOf('replica')).toBe(i === 0 ? 156 : 163);
+      expect(seen.indexOf('primary', 200)).toBe(1851);
+      expect(seen.slice(1851).every((role) => role === 'primary')).toBe(true);
+    }
+    expect(why).toBe(
+      '850 ms behind at its last check, 120 ms ago: too near REPLICA_MAX_LAG_MS 1000 to come back (it must be 375 ms within it)',
+    );
+  });
+
   it('drops a replica at once on a connection error, and takes it back only on a check made after it', () => {
     const { at, primary, replicas, logs } = setUp({ maxLagMs: 3000 });
     at(0).apply([reading(0, 0)]);
@@ -130,7 +157,7 @@ describe('ReadRouter: a replica only while its lag is known to be within REPLICA
 });
 
 describe('LagWatch: the checks behind the readings', () => {
-  it('stamps each reading with the time its check was sent, and logs only what changes the verdict', async () => {
+  it('stamps each reading with the times its check was sent and answered, and logs only what changes the verdict', async () => {
     let now = 1000;
     const lags = [0, 10, 5000, 20, null];
     const logs: string[] = [];
@@ -157,11 +184,11 @@ describe('LagWatch: the checks behind the readings', () => {
       now += gap;
     }
     expect(rounds.map((r) => r[0])).toEqual([
-      { lagMs: 0, at: 1000 },
-      { lagMs: 10, at: 2007 },
-      { lagMs: 5000, at: 8014 },
-      { lagMs: 20, at: 9021 },
-      { lagMs: null, at: 10028, error: 'connection refused' },
+      { lagMs: 0, at: 1000, received: 1007 },
+      { lagMs: 10, at: 2007, received: 2014 },
+      { lagMs: 5000, at: 8014, received: 8021 },
+      { lagMs: 20, at: 9021, received: 9028 },
+      { lagMs: null, at: 10028, received: 10035, error: 'connection refused' },
     ]);
     expect(logs).toEqual([
       'replica 1 (127.0.0.1:5433/db) is in the read rotation (0 ms behind)',
@@ -227,6 +254,6 @@ describe('LagWatch: the checks behind the readings', () => {
     await fast;
     ends[0]();
     await slow;
-    expect(watch.latest()[0]).toEqual({ lagMs: 200, at: 1000 });
+    expect(watch.latest()[0]).toEqual({ lagMs: 200, at: 1000, received: 1000 });
   });
 });

@@ -9,6 +9,8 @@ export interface LagReading {
   lagMs: number | null;
   /** When the check was sent (Date.now()): the lag is at most lagMs + the time since. */
   at: number;
+  /** When its answer came (Date.now()), and so from when the reading can be acted on; `at` when not known. */
+  received?: number;
   /** Why the check failed, when it did. */
   error?: string;
   /**
@@ -171,10 +173,13 @@ export class LagWatch {
     const at = this.now();
     try {
       const measured = await this.measure(url);
-      return typeof measured === 'number' ? { lagMs: measured, at } : { lagMs: measured.lagMs, at, receiving: measured.receiving };
+      const received = this.now();
+      return typeof measured === 'number'
+        ? { lagMs: measured, at, received }
+        : { lagMs: measured.lagMs, at, received, receiving: measured.receiving };
     } catch (error) {
       const receiving = error instanceof CheckFailed ? { receiving: error.receiving } : {};
-      return { lagMs: null, at, error: (error as Error).message, ...receiving };
+      return { lagMs: null, at, received: this.now(), error: (error as Error).message, ...receiving };
     }
   }
 

@@ -41,6 +41,8 @@ interface Health {
   reading?: LagReading;
   /** Out since a connection error (why, and when), until a check made after it says otherwise. */
   down?: { reason: string; at: number };
+  /** Until when (Date.now()) its lag is known to be within maxLagMs: in the rotation until then (see settle). */
+  until?: number;
 }
 
 /**
@@ -52,7 +54,10 @@ interface Health {
  * it), and comes back by itself at the first good check.
  *
  * The readings come from its own checks, or (`told`) from elsewhere through apply(): the supervisor of
- * several workers checks for all of them, so that every worker decides alike at any moment.
+ * several workers checks for all of them, so that every worker decides alike at any moment. A reading
+ * moves a replica's deadline only when no worker can be acting on the old one meanwhile (settle): a
+ * client whose reads move between workers, or between a replica and the primary, never sees a change
+ * undone while the replica stays behind.
  */
 export class ReadRouter {
   /** The readers every domain read goes through: short statements, streams, and the admin pages'. */
@@ -120,6 +125,7 @@ export class ReadRouter {
       const h = replica && reading ? this.health.get(replica)! : undefined;
       if (!h || !reading || (h.reading && h.reading.at > reading.at)) continue;
       h.reading = reading;
+      h.until = settle(h.until, reading, this.options.maxLagMs, this.margin());
       // A check made after the connection error speaks for the replica again.
       if (h.down && reading.at > h.down.at) {
         h.down = undefined;
@@ -174,8 +180,12 @@ export class ReadRouter {
   }
 
   private lagWithin(h: Health, now: number): boolean {
-    const r = h.reading;
-    return r !== undefined && r.lagMs !== null && r.lagMs + Math.max(0, now - r.at) <= this.options.maxLagMs;
+    return h.until !== undefined && now <= h.until;
+  }
+
+  /** How long before a deadline a reading must come to move it: more than a reading takes to reach every worker. */
+  private margin(): number {
+    return Math.max(0, Math.floor((this.options.maxLagMs - this.options.checkMs) / 2));
   }
 
   private whyOut(h: Health, now: number): string {
@@ -185,6 +195,8 @@ export class ReadRouter {
     if (r.lagMs === null || r.lagMs > this.options.maxLagMs) return verdict(r, this.options.maxLagMs);
     // No check says so yet, but no check says otherwise: it is out until one does.
     const age = now - r.at;
+    if (r.lagMs + age <= this.options.maxLagMs)
+      return `${r.lagMs} ms behind at its last check, ${age} ms ago: too near REPLICA_MAX_LAG_MS ${this.options.maxLagMs} to come back (it must be ${this.margin()} ms within it)`;
     return `may be ${r.lagMs + age} ms behind (REPLICA_MAX_LAG_MS ${this.options.maxLagMs}): ${r.lagMs} ms at its last check, ${age} ms ago`;
   }
 
@@ -206,6 +218,25 @@ export class ReadRouter {
     if (this.usable(replica, now)) this.options.log?.(`${replica.name} (${replica.address}) leaves the read rotation: ${reason}`);
     this.health.get(replica)!.down = { reason, at: now };
   }
+}
+
+/**
+ * A replica's deadline after `reading`: until when its lag is known to be within `maxLagMs`. Each reading
+ * bounds it (at + maxLagMs - lagMs: staleness grows no faster than time), and an older bound stays true,
+ * so the later of the two holds. But every worker acts on the deadline it holds, and a reading reaches
+ * them one by one: a deadline is moved only while the old one is at least `margin` ahead of the reading
+ * (no worker has acted on it yet, nor will before the reading reaches it), or, once it has passed, to a
+ * new one at least `margin` ahead (the replica comes back for a while, not for a moment). Otherwise the
+ * old one holds: every worker takes the replica out at the same instant, and none takes it back at once.
+ */
+export function settle(until: number | undefined, reading: LagReading, maxLagMs: number, margin: number): number | undefined {
+  if (reading.lagMs === null) return undefined; // a failed check: out at once
+  const bound = reading.at + maxLagMs - reading.lagMs;
+  if (until !== undefined && bound <= until) return until;
+  const received = reading.received ?? reading.at;
+  const held = until !== undefined && until >= received;
+  if (held ? until - received >= margin : bound - received >= margin) return bound;
+  return until;
 }
 
 const poolOf = (target: ReadTarget, kind: 'queries' | 'streams' | 'admin'): Pool =>
