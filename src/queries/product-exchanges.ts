@@ -89,9 +89,17 @@ export function adminKeys(values: Filters) {
   return keptKeys('product_exchanges as e', params, values, 'e.company_id', KEPT);
 }
 
-/** The contract's Product exchange object, ordered by exchange date then id. */
+/**
+ * The contract's Product exchange object, ordered by exchange date then id: the exchanges alone, in the
+ * order of their date index, with the 3PL and item names looked up from the kept ids (as /product-returns).
+ */
 export function wire(values: Filters) {
-  return filtered(values)
+  return adminKeys(values)
+    .join('companies as c', 'c.id', 'e.company_id')
+    .join('products as op', 'op.id', 'e.old_product_id')
+    .join('product_variations as ov', 'ov.id', 'e.old_variation_id')
+    .join('products as np', 'np.id', 'e.new_product_id')
+    .join('product_variations as nv', 'nv.id', 'e.new_variation_id')
     .select(jsonColumn(jsonObject(ProductExchange)))
     .orderBy([{ column: 'e.exchanged_at' }, { column: 'e.id' }]);
 }

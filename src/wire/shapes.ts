@@ -159,20 +159,20 @@ export const Assignment = defineShape('Assignment', 'An assignment of a product 
 });
 
 // ---------------------------------------------------------------------------------------------
-// /product-exchanges: e = product_exchanges, oa/na = the old and new assignments, r = riders,
-// c = companies, op/ov and np/nv = the old and new products and variations.
+// /product-exchanges: e = product_exchanges, with the rider, 3PL and items of the assignments exchanged
+// kept on it (migration 011), c = companies, op/ov and np/nv = the old and new products and variations.
 
 /** Why a product was replaced (DECISIONS.md: the key is 'Replacement Type', as in SPEC's examples). */
 export const ProductExchange = defineShape('ProductExchange', 'An exchange of one assigned product for another.', {
-  'Rider ID': bigint('oa.rider_id', 'ID of the rider.'),
+  'Rider ID': bigint('e.rider_id', 'ID of the rider.'),
   '3PL': company,
-  'Old Product ID': bigint('oa.product_id', 'ID of the product given back.'),
+  'Old Product ID': bigint('e.old_product_id', 'ID of the product given back.'),
   'Old Product Name': text('op.name'),
-  'Old Product Variation ID': bigint('oa.variation_id', 'ID of the variation given back.'),
+  'Old Product Variation ID': bigint('e.old_variation_id', 'ID of the variation given back.'),
   'Old Product Variation Name': text('ov.name'),
-  'New Product ID': bigint('na.product_id', 'ID of the product handed out.'),
+  'New Product ID': bigint('e.new_product_id', 'ID of the product handed out.'),
   'New Product Name': text('np.name'),
-  'New Product Variation ID': bigint('na.variation_id', 'ID of the variation handed out.'),
+  'New Product Variation ID': bigint('e.new_variation_id', 'ID of the variation handed out.'),
   'New Product Variation Name': text('nv.name'),
   'Exchange Date': datetime('e.exchanged_at', 'When the exchange happened.'),
   'Exchange Type': text('e.exchange_type', 'Kind of exchange (free text, open set).'),
@@ -185,13 +185,16 @@ export const ProductExchange = defineShape('ProductExchange', 'An exchange of on
 });
 
 // ---------------------------------------------------------------------------------------------
-// /product-returns: pr = product_returns, a = assignments, r = riders, c = companies, p = products,
-// v = product_variations.
+// /product-returns: pr = product_returns, with the rider, 3PL and item of the assignment returned kept
+// on it (migration 011), c = companies, p = products, v = product_variations.
 
 export const ProductReturn = defineShape('ProductReturn', 'A return of an assigned product.', {
-  'Rider ID': riderId,
+  'Rider ID': bigint('pr.rider_id', 'ID of the rider.'),
   '3PL': company,
-  ...product,
+  'Product ID': bigint('pr.product_id', 'ID of the product.'),
+  'Product Name': text('p.name'),
+  'Product Variation ID': bigint('pr.variation_id', 'ID of the product variation.'),
+  'Product Variation Name': text('v.name'),
   'Return Date': datetime('pr.returned_at', 'When the product was returned.'),
   'App User ID': bigint('pr.returned_by', 'ID of the user who processed the return.'),
   'Return Condition': text('pr.condition', 'Condition of the returned product (free text, open set).'),
