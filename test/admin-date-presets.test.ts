@@ -6,7 +6,7 @@ import { requestId } from '../src/http/request-id';
 import { testApp, type TestApp } from './support/app';
 import { one, parseHtml, tableRows, textOf, type Page } from './support/html';
 
-// Beside each date range of the list forms: "Last 7 days", "Last month", "This month" as plain links,
+// Under each date range of the list forms: "Today", "Last 7 days", "This month", "Last month", "This year" as plain links,
 // from today in the service's time zone, keeping the other filters and the list's settings.
 let t: TestApp;
 let app: express.Express;
@@ -21,8 +21,8 @@ afterAll(() => t.close());
 /** The preset links beside a field, as [text, href]. */
 const presetsOf = (page: Page, name: string) =>
   one(page, `#f-${name}`)
-    .closest('.field')!
-    .querySelectorAll('.presets a')
+    .closest('.field-range')!
+    .querySelectorAll(':scope > .presets a')
     .map((a) => [textOf(a), a.getAttribute('href')]);
 
 describe('the date fields', () => {
@@ -55,19 +55,23 @@ describe('the date fields', () => {
 });
 
 describe('the date presets', () => {
-  it('are the last 7 days to today, the whole month before, and this month to today', () => {
+  it('are today, the last 7 days to today, this month to today, the whole month before, and this year to today', () => {
     expect(datePresets('2026-03-15')).toEqual([
+      { label: 'Today', from: '2026-03-15', to: '2026-03-15' },
       { label: 'Last 7 days', from: '2026-03-09', to: '2026-03-15' },
-      { label: 'Last month', from: '2026-02-01', to: '2026-02-28' },
       { label: 'This month', from: '2026-03-01', to: '2026-03-15' },
+      { label: 'Last month', from: '2026-02-01', to: '2026-02-28' },
+      { label: 'This year', from: '2026-01-01', to: '2026-03-15' },
     ]);
     // Across a year's turn, and a leap February.
     expect(datePresets('2024-01-03')).toEqual([
+      { label: 'Today', from: '2024-01-03', to: '2024-01-03' },
       { label: 'Last 7 days', from: '2023-12-28', to: '2024-01-03' },
-      { label: 'Last month', from: '2023-12-01', to: '2023-12-31' },
       { label: 'This month', from: '2024-01-01', to: '2024-01-03' },
+      { label: 'Last month', from: '2023-12-01', to: '2023-12-31' },
+      { label: 'This year', from: '2024-01-01', to: '2024-01-03' },
     ]);
-    expect(datePresets('2024-03-31')[1]).toEqual({ label: 'Last month', from: '2024-02-01', to: '2024-02-29' });
+    expect(datePresets('2024-03-31')[3]).toEqual({ label: 'Last month', from: '2024-02-01', to: '2024-02-29' });
   });
 
   it('start from today in the service’s time zone', () => {
@@ -86,17 +90,23 @@ describe('the date presets', () => {
     const page = parseHtml((await request(app).get(`${path}?3pl=Swift%20%26%20Co&sort=rider_id&per_page=50&page=2`).expect(200)).text);
     const keep = '3pl=Swift+%26+Co&sort=rider_id&per_page=50';
     expect(presetsOf(page, `${range}_to`)).toEqual([
+      ['Today', `${path}?${keep}&${range}_from=2024-06-15&${range}_to=2024-06-15`],
       ['Last 7 days', `${path}?${keep}&${range}_from=2024-06-09&${range}_to=2024-06-15`],
-      ['Last month', `${path}?${keep}&${range}_from=2024-05-01&${range}_to=2024-05-31`],
       ['This month', `${path}?${keep}&${range}_from=2024-06-01&${range}_to=2024-06-15`],
+      ['Last month', `${path}?${keep}&${range}_from=2024-05-01&${range}_to=2024-05-31`],
+      ['This year', `${path}?${keep}&${range}_from=2024-01-01&${range}_to=2024-06-15`],
     ]);
+    // Under both fields of the range: the two fields and the links are one group.
+    const group = one(page, `#f-${range}_from`).closest('.field-range')!;
+    expect(group.querySelector(`#f-${range}_to`)).not.toBeNull();
+    expect(group.getAttribute('role')).toBe('group');
   });
 
   it('replace a range already set, and lead to the rows of those days', async () => {
     const page = parseHtml(
       (await request(app).get('/admin/equipment/returns?return_date_from=2020-01-01&return_date_to=2020-12-31').expect(200)).text,
     );
-    const [, lastMonth] = presetsOf(page, 'return_date_to');
+    const [, , , lastMonth] = presetsOf(page, 'return_date_to');
     expect(lastMonth[1]).toBe('/admin/equipment/returns?return_date_from=2024-05-01&return_date_to=2024-05-31');
     // Both of the fixture's returns were in May 2024 (the second at 23:59:59 on the 31st).
     const rows = tableRows((await request(app).get(lastMonth[1]!).expect(200)).text);

@@ -1,6 +1,6 @@
-// The ranges offered beside a form's date range ("Last 7 days", "Last month", "This month"), as plain
-// links: computed on the server from today in the service's time zone (TIME_ZONE), the zone the
-// filters read their days in.
+// The ranges offered under a form's date range ("Today", "Last 7 days", "This month", "Last month",
+// "This year"), as plain links: computed on the server from today in the service's time zone
+// (TIME_ZONE), the zone the filters read their days in.
 
 /** The calendar day `at` falls on in `timeZone`, written YYYY-MM-DD. */
 export function dayIn(timeZone: string, at: Date = new Date()): string {
@@ -20,9 +20,11 @@ export function datePresets(today: string): DatePreset[] {
   const [year, month, day] = today.split('-').map(Number);
   const dayOf = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
   return [
+    { label: 'Today', from: today, to: today },
     { label: 'Last 7 days', from: dayOf(year, month, day - 6), to: today },
+    { label: 'This month', from: dayOf(year, month, 1), to: today },
     // Day 0 of this month is the last day of the one before.
     { label: 'Last month', from: dayOf(year, month - 1, 1), to: dayOf(year, month, 0) },
-    { label: 'This month', from: dayOf(year, month, 1), to: today },
+    { label: 'This year', from: dayOf(year, 1, 1), to: today },
   ];
 }

@@ -58,7 +58,7 @@ export interface FormOptions {
   pickers?: readonly Picker[];
   /** The page's parameters that are no field (sort, page size): a message about one names it by its label. */
   others?: Params;
-  /** Links that set a date range, shown beside its upper bound's field (see date-presets.ts). */
+  /** Links that set a date range, by its upper bound's name: shown under both of the range's fields (see date-presets.ts). */
   presets?: Readonly<Record<string, ReadonlyArray<{ label: string; href: string }>>>;
 }
 
