@@ -100,7 +100,7 @@ describe('names where ids go', () => {
 
   it('says when a name fits several people, and keeps what was typed', async () => {
     const res = await request(t.app).get('/admin/checks?tpatroller_id=Patroller').expect(400);
-    expect(res.text).toContain('“Patroller” several patrollers match “Patroller”: pick one from the suggestions, or give the ID');
+    expect(res.text).toContain('“Patroller” matches several patrollers: pick one from the suggestions, or give the ID');
     expect(res.text).toContain('name="tpatroller_id" type="text" value="Patroller"');
   });
 });

@@ -44,11 +44,11 @@ async function peopleNamed(choices: ChoiceSource, kind: Person, typed: string, r
   return (await choices.patrollers(scopeOf(res), clientSignal(res))).filter((p) => p.name.toLocaleLowerCase().includes(needle)).slice(0, 2);
 }
 
-/** Why a typed name names no one person. */
-const notOne = (kind: Person, typed: string, found: number) =>
+/** Why a typed name names no one person (shown after what was typed: “Nobody” is no rider’s name…). */
+const notOne = (kind: Person, found: number) =>
   found
-    ? `${found > 1 ? 'several' : 'no'} ${kind}s match “${typed}”: pick one from the suggestions, or give the ID`
-    : `no ${kind} is named “${typed}”; give a name from the suggestions, or the ID`;
+    ? `matches several ${kind}s: pick one from the suggestions, or give the ID`
+    : `is no ${kind}’s name: give a name from the suggestions, or the ID`;
 
 /** The request's query made canonical for `target` (the page's or the CSV's address). */
 export async function canonical({ fields, deps }: ListContext, req: Request, res: Response, target: string): Promise<Canonical> {
@@ -91,7 +91,7 @@ export async function canonical({ fields, deps }: ListContext, req: Request, res
       changed = true;
     } else {
       delete checked[name];
-      errors[name] = [notOne(kind, typed, found.length)];
+      errors[name] = [notOne(kind, found.length)];
     }
   }
   const location = changed && !Object.keys(errors).length ? href(target, out) : undefined;

@@ -28,10 +28,10 @@ export function listParams(sorts: readonly Choice[]) {
     sort: enumParam(sorts, { label: 'Sort by', description: 'The column the rows are ordered by.' }),
     dir: enumParam(
       [
-        { value: 'asc', label: 'asc (smallest first)' },
-        { value: 'desc', label: 'desc (largest first)' },
+        { value: 'asc', label: 'smallest first' },
+        { value: 'desc', label: 'largest first' },
       ],
-      { label: 'Order', description: 'asc (smallest first) or desc (largest first).' },
+      { label: 'Order', description: 'Smallest first (asc) or largest first (desc).' },
     ),
   });
 }
