@@ -24,6 +24,8 @@ export interface Field {
   anyLabel: string;
   /** Links that set the range this field ends ("Last 7 days"). */
   presets?: ReadonlyArray<{ label: string; href: string }>;
+  /** What it shows is longer than one column holds (a long 3PL name, a long hint): it takes two. */
+  wide?: boolean;
 }
 
 export interface FormModel {
@@ -83,6 +85,15 @@ export function pickerValue(picker: Picker, raw: Query): string {
   return found?.value ?? '';
 }
 
+/** About what one column of the form shows whole (11.5rem of a 16px font): a field showing more takes two. */
+const WIDE_CHARACTERS = 20;
+
+/** The longest text a field shows in its box: its options' labels, its value or its hint. */
+function widest(f: Field): number {
+  const labels = [...f.options, ...(f.groups ?? []).flatMap((g) => g.options)].map((o) => o.label);
+  return Math.max(0, ...[...labels, f.value, f.placeholder ?? ''].map((text) => [...text].length));
+}
+
 export function formModel(options: FormOptions): FormModel {
   const { params, raw, errors = {} } = options;
   const pickerOf = new Map((options.pickers ?? []).flatMap((picker) => picker.replaces.map((name) => [name, picker] as const)));
@@ -137,6 +148,7 @@ export function formModel(options: FormOptions): FormModel {
         presets: options.presets?.[name],
       };
     });
+  for (const f of fields) f.wide = widest(f) > WIDE_CHARACTERS;
   const known = new Set([...fields.map((f) => f.name), ...pickerOf.keys()]);
   const otherErrors = Object.entries(errors)
     .filter(([name]) => !known.has(name))

@@ -334,6 +334,30 @@ describe('keyboard and small screens', () => {
     await expect(page.locator('.running-head').isVisible()).resolves.toBe(false);
   });
 
+  it.each([1366, 390])('shows every filter select’s longest option whole, and a range’s presets on one line, at %i px', async (width) => {
+    await page.setViewportSize({ width, height: 900 });
+    for (const path of ['/admin/checks', '/admin/equipment/assignments', '/admin/equipment/returns', '/admin/attention/overdue-items']) {
+      await page.goto(url(path));
+      // Each option's text as the select draws it (its font), against the room inside its box (less the arrow).
+      // On a phone, the item picker's long product names are read in the phone's own list when it opens.
+      const selects = width === 1366 ? 'form.filters select' : 'form.filters select:not([name=item])';
+      const cut = await page.evaluate(`[...document.querySelectorAll('${selects}')].flatMap((s) => {
+        const pen = document.createElement('canvas').getContext('2d');
+        const style = getComputedStyle(s);
+        pen.font = style.font;
+        const longest = Math.max(...[...s.options].map((o) => pen.measureText(o.text).width));
+        const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+        return longest > room ? [s.name + ': ' + Math.round(longest) + ' px in ' + Math.round(room)] : [];
+      })`);
+      expect({ path, cut }).toEqual({ path, cut: [] });
+      if (width === 1366) {
+        const lines = await page.evaluate(`[...document.querySelectorAll('.field-range > .presets')].map((p) =>
+          Math.round(p.getBoundingClientRect().height / (parseFloat(getComputedStyle(p).fontSize) * 1.2)))`);
+        expect({ path, lines: lines.filter((n) => n > 1) }).toEqual({ path, lines: [] });
+      }
+    }
+  });
+
   it('fits a phone screen without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const { rows } = await served.t.pool.query(
