@@ -79,8 +79,28 @@ describe('axe-core on every page', () => {
     }
   });
 
-  it('the sign-in page', async () => {
+  it('the sign-in page, and after signing out', async () => {
     expect(await checked(signIn.base, '/admin/sign-in')).toEqual({ violations: [], unlabelled: [] });
+    expect(await checked(signIn.base, '/admin/sign-in?signed_out=1')).toEqual({ violations: [], unlabelled: [] });
+  });
+
+  it.each([1366, 390])('the sign-in at %i px: one card with the product’s name, its fields no wider than the card', async (width) => {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${signIn.base}/admin/sign-in?signed_out=1`);
+      expect(await page.locator('h1').innerText()).toMatch(/^Rider equipment\s+Supervisors$/);
+      expect(await page.locator('p[role="status"]').innerText()).toBe('You are signed out.');
+      const card = (await page.locator('.sign-in-card').boundingBox())!;
+      expect(card.width).toBeLessThanOrEqual(Math.min(width - 2 * 16, 24 * 16) + 0.5);
+      for (const field of ['#username', '#password', 'button[type=submit]']) {
+        const box = (await page.locator(field).boundingBox())!;
+        expect({ field, inside: box.x >= card.x && box.x + box.width <= card.x + card.width }).toEqual({ field, inside: true });
+      }
+      expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    } finally {
+      await context.close();
+    }
   });
 });
 
