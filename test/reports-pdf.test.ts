@@ -188,6 +188,41 @@ describeIfTools('PDF reports printed by headless Chromium', () => {
     // 21 long PDFs: about 40 s on an idle machine of two cores, and up to several times that beside the rest of the suite.
   }, 300000);
 
+  it('keeps the last patrol checks with the totals: the totals never stand alone on the last page', async () => {
+    // A demo rider with 3 or more checks: its report as served (the last 2 checks a table of their own, with
+    // the totals), its first table's rows repeated so that the report ends at every point of a page.
+    const demo = testApp('demo', { CHROMIUM_PATH: CHROMIUM });
+    try {
+      const { rows } = await demo.pool.query<{ id: string; n: number }>(
+        'SELECT rider_id::text AS id, count(*)::int AS n FROM patrol_checks GROUP BY rider_id HAVING count(*) >= 4 ORDER BY rider_id LIMIT 1',
+      );
+      const { id, n } = rows[0];
+      const { text: html } = await request(demo.app).get(`/admin/riders/${id}/report`).expect(200);
+      const rowsOf = (part: string) => (part.match(/<tr><td data-label="Check"/g) ?? []).length;
+      const [before, kept] = html.split('<div class="with-totals">');
+      expect([rowsOf(before), rowsOf(kept)]).toEqual([n - 2, 2]);
+      const lengths = Array.from({ length: 14 }, (_, i) => Math.ceil((20 + 3 * i) / (n - 2)));
+      const printed = await Promise.all(
+        lengths.map(async (times) => {
+          const longer = before.replace(
+            /(<section class="checks">[\s\S]*?<tbody>\n)([\s\S]*?)(<\/tbody>)/,
+            (_m, a, body, b) => a + body.repeat(times) + b,
+          );
+          return pages(await printerFor(CHROMIUM).print(longer + '<div class="with-totals">' + kept, `/admin/riders/${id}/report`, 'A4'));
+        }),
+      );
+      for (const [i, text] of printed.entries()) {
+        const last = text[text.length - 1];
+        expect([lengths[i], last.includes('Totals:')]).toEqual([lengths[i], true]);
+        // Before the totals on their page: check rows (a check's day), after the running head.
+        const body = last.slice(last.indexOf(`Rider ID ${id}`), last.indexOf('Totals:'));
+        expect([lengths[i], / \d{4}-\d{2}-\d{2} /.test(body)]).toEqual([lengths[i], true]);
+      }
+    } finally {
+      await demo.close();
+    }
+  }, 300000);
+
   it('is a tagged PDF (structure for screen readers), as pdfinfo reads it', async () => {
     const res = await request(t.app).get('/admin/riders/101/report.pdf?paper=A4').buffer(true).parse(binary).expect(200);
     const info = promisify(execFile)('/usr/bin/pdfinfo', ['-'], { encoding: 'utf8' });
