@@ -620,6 +620,55 @@ describe('giving rows to a supervisor', () => {
     await t.pool.query(`DELETE FROM access.attention_owners`);
   });
 
+  it('on a list narrowed to whom its rows were given, "all the rows the filters select" are those rows only', async () => {
+    await t.pool.query(
+      `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND superseded_at IS NULL AND rule = 'unchecked'`,
+    );
+    const a = await signIn('lead-a');
+    const everyone = (await list(a)).rows.map((row) => row.id);
+    expect(everyone.length).toBeGreaterThanOrEqual(3);
+    await give(a, (await list(a)).html, { which: 'ticked', subjects: [everyone[0]], assignee: 'lead-b' }).expect(303);
+    // The batch form as the narrowed page draws it: its hidden fields carry the filter.
+    const narrowed = await list(a, '?owner=lead-b');
+    expect(narrowed.rows.map((row) => row.id)).toEqual([everyone[0]]);
+    const hidden = Object.fromEntries(
+      parseHtml(narrowed.html)
+        .querySelectorAll('form#batch-form input[type=hidden]')
+        .map((input) => [input.getAttribute('name')!, input.getAttribute('value') ?? '']),
+    );
+    expect(hidden.owner).toBe('lead-b');
+    const batch = { ...hidden, which: 'all', note: 'Only the one given to lead-b' };
+    const confirm = await a.post('/admin/attention/unchecked/batch').type('form').send(batch).expect(200);
+    expect(textOf(one(confirm.text, '.confirm-box'))).toMatch(
+      /^Mark 1 rider of “Riders not checked lately” handled \(assigned to: lead-b\)/,
+    );
+    const confirmed = Object.fromEntries(
+      parseHtml(confirm.text)
+        .querySelectorAll('form input[type=hidden]')
+        .map((input) => [input.getAttribute('name')!, input.getAttribute('value') ?? '']),
+    );
+    await a
+      .post('/admin/attention/unchecked/batch')
+      .type('form')
+      .send({ ...confirmed, note: batch.note, confirm: 'yes' })
+      .expect(303);
+    const { rows } = await t.pool.query(
+      `SELECT subject_id::text AS id FROM access.attention_handled WHERE rule = 'unchecked' AND undone_at IS NULL AND superseded_at IS NULL`,
+    );
+    expect(rows).toEqual([{ id: everyone[0] }]);
+    // Giving "all" the narrowed rows to someone else moves that one row only.
+    await give(a, narrowed.html, { which: 'all', owner: 'unassigned', assignee: 'lead-a' }).expect(303);
+    const { rows: owned } = await t.pool.query(
+      `SELECT o.subject_id::text AS id, s.username FROM access.attention_owners o JOIN access.supervisors s ON s.id = o.assigned_to WHERE o.rule = 'unchecked' ORDER BY 1`,
+    );
+    expect(owned.find((row) => row.id === everyone[0])).toEqual({ id: everyone[0], username: 'lead-b' });
+    expect(owned.filter((row) => row.username === 'lead-a').length).toBe(everyone.length - 1); // all but lead-b's
+    await t.pool.query(
+      `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND rule = 'unchecked'`,
+    );
+    await t.pool.query(`DELETE FROM access.attention_owners`);
+  });
+
   it('a supervisor of one 3PL gives its rows only, and only to those who see that 3PL', async () => {
     const scoped = await signIn('swift-lead');
     const { html, rows } = await list(scoped);

@@ -85,7 +85,7 @@ const handleForm = (today: () => string) => [
 /** The most rows one can tick on a page (the lists' largest page). */
 const TICKED_MAX = 500;
 
-/** Which rows a batch or an assignment covers: those ticked, or all the list's filters (its 3PL) select. */
+/** Which rows a batch or an assignment covers: those ticked, or all the list's filters (its 3PL, its owner) select. */
 const selectionForm = [
   body('which').isIn(['ticked', 'all']).withMessage('must say which rows: those ticked, or all the filters select'),
   body('subjects')
@@ -93,6 +93,7 @@ const selectionForm = [
     .custom((v: unknown[]) => v.length <= TICKED_MAX && v.every((id) => typeof id === 'string' && isId(id)))
     .withMessage('must be the IDs of listed rows'),
   body('3pl').optional({ values: 'falsy' }).isString().isLength({ max: 255 }).withMessage('must be a 3PL’s name'),
+  body('owner').optional({ values: 'falsy' }).isString().isLength({ max: 64 }).withMessage('must be a supervisor’s username'),
 ];
 
 const batchForm = (today: () => string) => [...selectionForm, ...noteChecks(today)];
@@ -200,17 +201,20 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       which?: string;
       subjects: string[];
       '3pl'?: string;
+      owner?: string;
       note?: string;
       until?: string;
     };
     const back = safeBack(req.body?.back, rule.name);
     const company = fields['3pl'] || undefined;
+    const selection = { company, owner: fields.owner || undefined };
     const view = {
       rule,
       back,
       which: fields.which,
       subjects: fields.subjects ?? [],
       company,
+      owner: selection.owner,
       note: fields.note ?? '',
       until: fields.until ?? '',
     };
@@ -236,7 +240,7 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
     if (Object.keys(errors).length) return draw(400, { errors });
 
     const q = { asOf: null, settings, scope: scopeOf(res), riderIds: fields.which === 'ticked' ? view.subjects : undefined };
-    const [{ total }] = await queryRows<{ total: string }>(primary, toNative(handling.batchCount(rule, q, company)));
+    const [{ total }] = await queryRows<{ total: string }>(primary, toNative(handling.batchCount(rule, q, selection)));
     const count = Number(total);
     if (count > handling.BATCH_MAX) {
       return draw(400, {
@@ -250,7 +254,7 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
 
     const [batch] = await queryRows<{ id: string; rows: string }>(
       primary,
-      toNative(handling.insertBatch({ rule, q, company, note: fields.note!, until: fields.until || null, supervisorId: supervisor.id })),
+      toNative(handling.insertBatch({ rule, q, selection, note: fields.note!, until: fields.until || null, supervisorId: supervisor.id })),
     );
     const rows = Number(batch.rows);
     const left = count - rows;
@@ -281,6 +285,7 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
         which?: string;
         subjects: string[];
         '3pl'?: string;
+        owner?: string;
         assignee?: string;
       };
       const errors = validationResult(req).mapped();
@@ -301,7 +306,15 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       const q = { asOf: null, settings, scope, riderIds: fields.which === 'ticked' ? fields.subjects : undefined };
       const [{ rows }] = await queryRows<{ rows: number }>(
         primary,
-        toNative(owners.assignRows({ rule, q, company: fields['3pl'] || undefined, assignee, by: supervisor.id })),
+        toNative(
+          owners.assignRows({
+            rule,
+            q,
+            selection: { company: fields['3pl'] || undefined, owner: fields.owner || undefined },
+            assignee,
+            by: supervisor.id,
+          }),
+        ),
       );
       await redirectWithNotice(req, res, back, {
         text: assignee

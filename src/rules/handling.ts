@@ -3,6 +3,7 @@ import { sql } from '../db/knex';
 import { applyScope, type Scope } from '../filters/scope';
 import { dayText } from '../wire/sql-fragments';
 import { cappedCount } from '../queries/keyset';
+import { ownedBy } from './owners';
 import { namedCompany } from './sql';
 import { COMPANY_RULE_NAMES, type AttentionQuery, type RiderRule, type Rule, type RuleName } from './index';
 
@@ -62,24 +63,34 @@ export function insertHandling(h: NewHandling) {
 export const BATCH_MAX = 10_000;
 
 /** The subjects and evidence of a rider rule's listed rows (hideHandled), as a batch covers them. */
-function picked(rule: RiderRule, q: AttentionQuery, company?: string) {
-  return namedCompany(rule.list.core({ ...q, hideHandled: true }), company).select(
-    sql.raw(`${rule.list.subject} AS subject`),
-    sql.raw('? AS evidence', [rule.evidence(q)]),
-  );
+/** What a rule list's filters select besides the day: its 3PL (by name) and whom its rows were given to. */
+export interface Selection {
+  company?: string;
+  /** A supervisor's username, or UNASSIGNED (src/rules/owners.ts). */
+  owner?: string;
+}
+
+/** The listed rows the selection keeps (handled ones left out), as the rule's list filters them. */
+function selectedRows(rule: RiderRule, q: AttentionQuery, selection: Selection) {
+  const rows = namedCompany(rule.list.core({ ...q, hideHandled: true }), selection.company);
+  return selection.owner ? ownedBy(rows, rule, selection.owner) : rows;
+}
+
+function picked(rule: RiderRule, q: AttentionQuery, selection: Selection) {
+  return selectedRows(rule, q, selection).select(sql.raw(`${rule.list.subject} AS subject`), sql.raw('? AS evidence', [rule.evidence(q)]));
 }
 
 /** How many rows a batch would cover, up to BATCH_MAX + 1. */
-export function batchCount(rule: RiderRule, q: AttentionQuery, company?: string) {
-  return cappedCount(namedCompany(rule.list.core({ ...q, hideHandled: true }), company), BATCH_MAX);
+export function batchCount(rule: RiderRule, q: AttentionQuery, selection: Selection) {
+  return cappedCount(selectedRows(rule, q, selection), BATCH_MAX);
 }
 
 export interface NewBatch {
   rule: RiderRule;
   /** Today's rows of the scope; `riderIds`: only those ticked. */
   q: AttentionQuery;
-  /** Only this 3PL's rows (the list's filter), by name. */
-  company?: string;
+  /** Only the rows the list's filters select. */
+  selection: Selection;
   note: string;
   until: string | null;
   supervisorId: string;
@@ -110,7 +121,7 @@ export function insertBatch(b: NewBatch) {
      INSERT INTO access.attention_batches (id, rule, note, until, handled_by, rows) OVERRIDING SYSTEM VALUE
      SELECT b.id, ?::text, ?::text, ?::date, ?::bigint, (SELECT count(*) FROM ins) FROM b
      RETURNING id, rows`,
-    [picked(b.rule, b.q, b.company), name, name, b.note, b.until, b.supervisorId, name, name, b.note, b.until, b.supervisorId],
+    [picked(b.rule, b.q, b.selection), name, name, b.note, b.until, b.supervisorId, name, name, b.note, b.until, b.supervisorId],
   );
 }
 

@@ -44,7 +44,8 @@ export interface Assignment {
   rule: RiderRule;
   /** Today's listed rows of the scope; `riderIds`: only those ticked. */
   q: AttentionQuery;
-  company?: string;
+  /** Only the rows the list's filters select: its 3PL (by name), and whom they were given to. */
+  selection: { company?: string; owner?: string };
   /** The supervisor given the rows, and the 3PL they are limited to (only its rows are given), or null: nobody. */
   assignee: { id: string; company_id: string | null } | null;
   by: string;
@@ -55,7 +56,8 @@ function subjects(a: Assignment) {
   const scope = a.assignee?.company_id ? { company_id: a.assignee.company_id } : a.q.scope;
   const rows = a.rule.list.core({ ...a.q, scope, hideHandled: false }).select(sql.raw(`${a.rule.list.subject} AS subject`));
   if (a.q.scope.company_id && scope !== a.q.scope) rows.where('r.company_id', a.q.scope.company_id);
-  return namedCompany(rows, a.company);
+  const selected = namedCompany(rows, a.selection.company);
+  return a.selection.owner ? ownedBy(selected, a.rule, a.selection.owner) : selected;
 }
 
 /** Gives the rows to the assignee (or takes them from whoever had them), in one statement; returns how many. */

@@ -351,8 +351,8 @@ describe('keyboard and small screens', () => {
       })`);
       expect({ path, cut }).toEqual({ path, cut: [] });
       if (width === 1366) {
-        const lines = await page.evaluate(`[...document.querySelectorAll('.field-range > .presets')].map((p) =>
-          Math.round(p.getBoundingClientRect().height / (parseFloat(getComputedStyle(p).fontSize) * 1.2)))`);
+        const lines = (await page.evaluate(`[...document.querySelectorAll('.field-range > .presets')].map((p) =>
+          Math.round(p.getBoundingClientRect().height / (parseFloat(getComputedStyle(p).fontSize) * 1.2)))`)) as number[];
         expect({ path, lines: lines.filter((n) => n > 1) }).toEqual({ path, lines: [] });
       }
     }
