@@ -7,6 +7,7 @@ import { spreadsheetSafe } from '../src/admin/stream-csv';
 import { DEFAULT_ATTENTION } from '../src/config';
 import { testDatabases } from './support/databases';
 import { useOwnDatabase } from './support/own-database';
+import { parseCsv } from './support/csv';
 
 // Names a spreadsheet program would run as formulas (OWASP's "CSV injection"), in every admin CSV.
 // The fixture's data with those names, in a database of this suite's own.
@@ -30,33 +31,6 @@ const own = useOwnDatabase(NAME, [
   ...HOSTILE.map(([sql]) => sql),
   FAILING,
 ]);
-
-/** RFC 4180: the rows of a CSV, each its cells (quoted cells may hold commas, quotes and line ends). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') cell += text[++i];
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\n' || (c === '\r' && text[i + 1] === '\n')) {
-      if (c === '\r') i++;
-      row.push(cell);
-      rows.push(row);
-      [row, cell] = [[], ''];
-    } else cell += c;
-  }
-  if (cell || row.length) rows.push([...row, cell]);
-  return rows;
-}
 
 // Every admin CSV, with filters that list the rows holding the names (the fixture's days are in 2024).
 const CSVS = [

@@ -112,7 +112,32 @@ const ruleParamsOf = (rule: RiderRule) =>
       where: (builder: Knex.QueryBuilder, owner: string) => void ownedBy(builder, rule, owner),
       form: { placeholder: `a username, or ${UNASSIGNED}` },
     },
+    // The rule's core reads the item from the query (AttentionQuery.item): the filters themselves add nothing.
+    ...(rule.list.byItem
+      ? {
+          product_id: {
+            type: 'bigint',
+            label: 'Product ID',
+            description: 'Only the riders with an item of this product among the rule’s.',
+            where: () => undefined,
+            form: { label: 'Item', lookup: { item: 'item', variation: 'variation_id' } },
+          },
+          variation_id: {
+            type: 'bigint',
+            label: 'Variation ID',
+            description: 'Only the riders with an item of this variation among the rule’s.',
+            where: () => undefined,
+          },
+        }
+      : {}),
   });
+
+/** The item a rule's list is narrowed to (its `item` picker's product and variation), for AttentionQuery.item. */
+export function itemOf(values: { product_id?: unknown; variation_id?: unknown }): AttentionQuery['item'] {
+  const productId = values.product_id ? String(values.product_id) : undefined;
+  const variationId = values.variation_id ? String(values.variation_id) : undefined;
+  return productId || variationId ? { productId, variationId } : undefined;
+}
 
 /** Who a row was given to (never in the CSV's way: it is a column of both). */
 const owner: ListColumn = { key: 'owner', label: 'Assigned to', auto: true, text: (row) => (row.owner ? String(row.owner) : '–') };
@@ -127,6 +152,7 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
       settings,
       scope: values.company_id ? { company_id: String(values.company_id) } : {},
       hideHandled: true,
+      item: list.byItem ? itemOf(values) : undefined,
     });
     return {
       path: `/attention/${rule.name}`,
@@ -141,9 +167,9 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
       defaultSort: list.defaultSort,
       countCap: COUNT_CAP,
       countOrder: list.countOrder,
-      // Exact from the kept counts, unless the rows are narrowed by whom they were given to (then counted).
+      // Exact from the kept counts, unless the rows are narrowed by whom they were given to or by item (then counted).
       total: async (values, run) =>
-        values.owner
+        values.owner || query(values).item
           ? undefined
           : (await countTable(run, [rule], { ...query(values), company: values['3pl'] as string | undefined }))?.byRule.get(rule.name)
               ?.total,

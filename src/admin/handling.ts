@@ -13,7 +13,7 @@ import { scopeOf } from '../html/scope';
 import { links } from '../html/links';
 import { adminPathOrNone } from '../html/urls';
 import { isRealDay } from '../filters/validate';
-import { ruleEvidence, ruleNamed, type RegisteredRule as Rule } from '../rules';
+import { ruleEvidence, ruleNamed, type AttentionQuery, type RegisteredRule as Rule } from '../rules';
 
 // Marking a row of "Needs attention" handled, undoing it, and a rule's handled rows. Only a signed-in
 // supervisor writes (the session's CSRF token on every form); what is written is the service's own
@@ -94,7 +94,18 @@ const selectionForm = [
     .withMessage('must be the IDs of listed rows'),
   body('3pl').optional({ values: 'falsy' }).isString().isLength({ max: 255 }).withMessage('must be a 3PL’s name'),
   body('owner').optional({ values: 'falsy' }).isString().isLength({ max: 64 }).withMessage('must be a supervisor’s username'),
+  body('item')
+    .optional({ values: 'falsy' })
+    .matches(/^[0-9]{1,18}:[0-9]{0,18}$/)
+    .withMessage('must be an item of the list'),
 ];
+
+/** The item a batch's list was narrowed to (its picker's "product:variation"), for AttentionQuery.item. */
+function itemFrom(item: string | undefined): AttentionQuery['item'] {
+  if (!item) return undefined;
+  const [productId, variationId] = item.split(':');
+  return { productId, variationId: variationId || undefined };
+}
 
 const batchForm = (today: () => string) => [...selectionForm, ...noteChecks(today)];
 
@@ -202,6 +213,7 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       subjects: string[];
       '3pl'?: string;
       owner?: string;
+      item?: string;
       note?: string;
       until?: string;
     };
@@ -215,6 +227,7 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       subjects: fields.subjects ?? [],
       company,
       owner: selection.owner,
+      item: fields.item || undefined,
       note: fields.note ?? '',
       until: fields.until ?? '',
     };
@@ -239,7 +252,13 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       );
     if (Object.keys(errors).length) return draw(400, { errors });
 
-    const q = { asOf: null, settings, scope: scopeOf(res), riderIds: fields.which === 'ticked' ? view.subjects : undefined };
+    const q = {
+      asOf: null,
+      settings,
+      scope: scopeOf(res),
+      riderIds: fields.which === 'ticked' ? view.subjects : undefined,
+      item: rule.list.byItem ? itemFrom(fields.item) : undefined,
+    };
     const [{ total }] = await queryRows<{ total: string }>(primary, toNative(handling.batchCount(rule, q, selection)));
     const count = Number(total);
     if (count > handling.BATCH_MAX) {
@@ -286,6 +305,7 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
         subjects: string[];
         '3pl'?: string;
         owner?: string;
+        item?: string;
         assignee?: string;
       };
       const errors = validationResult(req).mapped();
@@ -303,7 +323,13 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
         if (!assignee)
           throw new HttpError(400, `Nothing was given to anyone: there is no supervisor “${fields.assignee}” who sees these rows.`);
       }
-      const q = { asOf: null, settings, scope, riderIds: fields.which === 'ticked' ? fields.subjects : undefined };
+      const q = {
+        asOf: null,
+        settings,
+        scope,
+        riderIds: fields.which === 'ticked' ? fields.subjects : undefined,
+        item: rule.list.byItem ? itemFrom(fields.item) : undefined,
+      };
       const [{ rows }] = await queryRows<{ rows: number }>(
         primary,
         toNative(

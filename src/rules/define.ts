@@ -35,6 +35,8 @@ export interface AttentionQuery {
   hideHandled?: boolean;
   /** Only the rows supervisors marked handled (what the exact counts take off the rule's kept count). */
   onlyHandled?: boolean;
+  /** Only the riders with an item of this product (and variation) in the rule's evidence: a rule whose list has `byItem`. */
+  item?: { productId?: string; variationId?: string };
 }
 
 /** A column of a rule's table and CSV: src/admin/attention.ts draws it with the list engine. */
@@ -87,6 +89,8 @@ export interface RuleList {
    * own order reads fewer rows.
    */
   countOrder?: string;
+  /** Its list offers an item (product and variation) to narrow it by, which `core` reads from q.item. */
+  byItem?: boolean;
 }
 
 interface RuleWords<N extends string> {

@@ -27,6 +27,20 @@ function items(q: AttentionQuery) {
   );
 }
 
+/** With q.item: only the riders with an overdue item of that product (and variation), one probe of their own items each. */
+function byItem(builder: Knex.QueryBuilder, q: AttentionQuery) {
+  const { productId, variationId } = q.item ?? {};
+  if (!productId && !variationId) return builder;
+  const theirs = sql('kept_assignment_days as f')
+    .join('assignments as fa', 'fa.id', 'f.assignment_id')
+    .whereRaw('f.rider_id = k.rider_id')
+    .whereRaw(overdue('f'), [q.asOf, q.asOf])
+    .select(sql.raw('1'));
+  if (productId) theirs.where('fa.product_id', productId);
+  if (variationId) theirs.where('fa.variation_id', variationId);
+  return builder.whereExists(theirs);
+}
+
 /** The newest exchange day among the rider's overdue items: what a handling of the rider covers. */
 const newestDue = (q: AttentionQuery) =>
   sql.raw(`(SELECT max(n.eligible_at) FROM kept_assignment_days n WHERE n.rider_id = k.rider_id AND ${overdue('n')})`, [q.asOf, q.asOf]);
@@ -37,7 +51,7 @@ const newestDue = (q: AttentionQuery) =>
  * items for an earlier one. Handled when a handling covers the rider's newest due item.
  */
 function core(q: AttentionQuery) {
-  const builder = items(q).whereNotExists(
+  const builder = byItem(items(q), q).whereNotExists(
     sql('kept_assignment_days as e')
       .whereRaw('e.rider_id = k.rider_id')
       .whereRaw(overdue('e'), [q.asOf, q.asOf])
@@ -112,6 +126,7 @@ export default defineRule({
     tieBreak: 'k.assignment_id',
     subject: 'k.rider_id',
     countOrder: 'k.eligible_at, k.assignment_id',
+    byItem: true,
   },
   evidence: (q) => newestDue(q),
   openPoint: {

@@ -53,6 +53,8 @@ export function testDatabases() {
     readOnly: `rider_equipment_test_read_only_${run}`,
     /** A copy of FIXTURE whose tables test/admin-budget.test.ts locks, so that a page runs past its budget. */
     budget: `rider_equipment_test_budget_${run}`,
+    /** A copy of DEMO for test/attention-item-filter.test.ts, which marks its riders handled. */
+    attentionItems: `rider_equipment_test_attention_items_${run}`,
   };
 }
 
@@ -72,6 +74,7 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   committed: 'fixture',
   readOnly: 'fixture',
   budget: 'fixture',
+  attentionItems: 'demo',
   large: 'large',
   largeCopy: 'large',
   slowReaders: 'large',
