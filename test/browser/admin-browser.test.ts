@@ -156,6 +156,29 @@ describe('filters picked by name in a browser', () => {
     expect(await page.locator('.chips').count()).toBe(0);
   });
 
+  it('narrows the item list as one types, words in any order, and Enter applies the first item left', async () => {
+    const [item] = (
+      await served.t.pool.query(`SELECT p.id AS product_id, v.id AS variation_id, p.name AS product, v.name AS variation FROM assignments a
+        JOIN products p ON p.id = a.product_id JOIN product_variations v ON v.id = a.variation_id GROUP BY 1, 2, 3, 4 ORDER BY count(*) DESC LIMIT 1`)
+    ).rows;
+    await page.goto(url('/admin/equipment/assignments'));
+    const all = await page.locator('select#f-item option').count();
+    // The variation's name, then the product's: in any order.
+    const words = `${item.variation} ${item.product}`.toLocaleLowerCase();
+    await page.getByLabel('Narrow the list below by typing').fill(words);
+    const left = (await page.evaluate(
+      `[...document.querySelectorAll('select#f-item option')].filter((o) => !o.hidden && o.value).map((o) => o.parentElement.label + ' ' + o.textContent)`,
+    )) as string[];
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.length).toBeLessThan(all - 1);
+    for (const text of left) for (const word of words.split(/\s+/)) expect(text.toLocaleLowerCase()).toContain(word);
+    expect(await page.locator('[role="status"]').filter({ hasText: /match/ }).innerText()).toMatch(/^\d+ choices? match/);
+    await Promise.all([page.waitForURL(/product_id=/), page.getByLabel('Narrow the list below by typing').press('Enter')]);
+    const chosen = await page.getByLabel('Item', { exact: true }).inputValue();
+    expect(new URL(page.url()).searchParams.get('product_id')).toBe(chosen.split(':')[0]);
+    expect(await total()).toBeGreaterThan(0);
+  });
+
   it('suggests riders as one types part of a name; the chosen ID filters the list and the chip names the rider', async () => {
     const [rider] = (
       await served.t.pool.query(
