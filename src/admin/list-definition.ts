@@ -14,11 +14,11 @@ export type Values = Record<string, unknown>;
 /** What a list's builders receive: its filters' validated values and the supervisor's scope. */
 export type ListValues<P extends Params> = ParamValues<P> & Scope;
 
-export interface ListColumn {
+export interface ListColumn<S extends string = string> {
   key: string;
   label: string;
-  /** The allow-list name to sort by, if this column sorts; and the direction of a first click. */
-  sort?: string;
+  /** The allow-list name to sort by, if this column sorts (one of the list's sorts: checked by the type); and the direction of a first click. */
+  sort?: S;
   firstDir?: Dir;
   numeric?: boolean;
   /** Kept on one line (datetimes). */
@@ -49,8 +49,11 @@ export interface RowAction {
   next?: string;
 }
 
-/** A list as its module writes it: `V` is what its builders take (ListValues of its filters, through defineList). */
-interface ListShape<V> {
+/**
+ * A list as its module writes it: `V` is what its builders take (ListValues of its filters, through
+ * defineList), `S` the names of its sorts, which its default sort and its columns' sorts must be.
+ */
+interface ListShape<V, S extends string = string> {
   path: string;
   /** Its filters also select riders for the batch report at /admin/reports. */
   printable?: boolean;
@@ -61,15 +64,15 @@ interface ListShape<V> {
   section: string;
   noun: [singular: string, plural: string];
   /** The sorts offered, by URL name: each an order an index serves (see ListSort). */
-  sorts: Readonly<Record<string, ListSort>>;
+  sorts: Readonly<Record<S, ListSort>>;
   /** The row's id (a bigint column): the last sort key, and what a page's rows are found by. */
   tieBreak: string;
-  defaultSort: { sort: string; dir: Dir };
+  defaultSort: { sort: NoInfer<S>; dir: Dir };
   filtered: (values: V) => Knex.QueryBuilder;
   /** The rows the filters keep, for counting and paging: no columns, only the joins the filters and sorts use. */
   keys?: (values: V) => Knex.QueryBuilder;
   columns: (builder: Knex.QueryBuilder, values: V) => Knex.QueryBuilder;
-  table: ListColumn[];
+  table: Array<ListColumn<NoInfer<S>>>;
   /** The CSV's file name without `.csv`: the list's name, which the filters or the day are added to (csv-name.ts), or one made from the filters. */
   csvName: string | ((values: V) => string);
   /** Totals are counted up to this (the deps' countCap when not given). */
@@ -92,7 +95,7 @@ interface ListShape<V> {
  * How the form offers each filter (a label, a placeholder, a lookup by name, a select's choices) is
  * the filter's own definition's `form` (src/filters/define.ts), not the list's.
  */
-export interface ListDefinition<P extends Params> extends ListShape<ListValues<P>> {
+export interface ListDefinition<P extends Params, S extends string = string> extends ListShape<ListValues<P>, S> {
   filters: P;
 }
 
@@ -122,7 +125,7 @@ function isListValues<P extends Params>(filters: P, values: Values): values is V
 }
 
 /** A list from its definition: its builders take the values its own filters validate to. */
-export function defineList<const P extends Params>(definition: ListDefinition<P>): ListResource {
+export function defineList<const P extends Params, const S extends string>(definition: ListDefinition<P, S>): ListResource {
   const { filters, filtered, keys, columns, csvName, total } = definition;
   const checked = (values: Values): ListValues<P> => {
     if (isListValues(filters, values)) return values;

@@ -11,11 +11,11 @@ import { links } from '../html/links';
 // src/queries (the same definitions as /v2); what is here is only how each column is labelled and shown.
 
 const riderHref = (row: Row) => links.rider(String(row.rider_id));
-const riderId: ListColumn = { key: 'rider_id', label: 'Rider ID', sort: 'rider_id', numeric: true, href: riderHref };
-const riderName: ListColumn = { key: 'rider_name', label: 'Rider', auto: true, href: riderHref };
-const company: ListColumn = { key: 'company', label: '3PL', sort: '3pl', auto: true };
+const riderId: ListColumn<'rider_id'> = { key: 'rider_id', label: 'Rider ID', sort: 'rider_id', numeric: true, href: riderHref };
+const riderName: ListColumn<never> = { key: 'rider_name', label: 'Rider', auto: true, href: riderHref };
+const company: ListColumn<'3pl'> = { key: 'company', label: '3PL', sort: '3pl', auto: true };
 /** One validation's own column: in the CSV only, for spreadsheets; the table says it in Result ("Failed: plate"). */
-const passFail = (key: string, label: string): ListColumn => ({
+const passFail = (key: string, label: string): ListColumn<never> => ({
   key,
   label,
   only: 'csv',
@@ -29,7 +29,7 @@ const VALIDATIONS: ReadonlyArray<[key: string, label: string]> = [
   ['sticker_valid', 'sticker'],
 ];
 const failedOf = (row: Row) => VALIDATIONS.filter(([key]) => !row[key]).map(([, label]) => label);
-const result: ListColumn = {
+const result: ListColumn<never> = {
   key: 'result',
   label: 'Result',
   text: (row) => (failedOf(row).length ? `Failed: ${failedOf(row).join(', ')}` : 'Passed'),

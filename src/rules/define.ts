@@ -74,11 +74,12 @@ export interface OpenPoint {
  * without columns, the columns over them, the sorts it offers, the row's id. `core` keeps only rows in
  * the scope, of the riders asked for, and (with hideHandled) not handled.
  */
-export interface RuleList {
+export interface RuleList<S extends string = string> {
   core: (q: AttentionQuery) => Knex.QueryBuilder;
   columns: (builder: Knex.QueryBuilder, q: AttentionQuery) => Knex.QueryBuilder;
-  sorts: Readonly<Record<string, ListSort>>;
-  defaultSort: { sort: string; dir: Dir };
+  sorts: Readonly<Record<S, ListSort>>;
+  /** One of `sorts` (checked by the type, as each column's `sort`). */
+  defaultSort: { sort: NoInfer<S>; dir: Dir };
   /** The row's id (a rider, or an item of one). */
   tieBreak: string;
   /** The rider a row is about: what a handling of the row covers. */
@@ -135,8 +136,14 @@ export interface CompanyRule<N extends string = string> extends RuleWords<N> {
 
 export type Rule<N extends string = string> = RiderRule<N> | CompanyRule<N>;
 
+/** A rider rule as its file writes it: its default sort and its columns' sorts are names of its list's sorts. */
+export type RiderRuleDefinition<N extends string, S extends string> = Omit<RiderRule<N>, 'list' | 'columns'> & {
+  list: RuleList<S>;
+  columns: Array<RuleColumn & { sort?: NoInfer<S> }>;
+};
+
 /** One rule: its subject, evidence, words, list or rows, and open point, each required by the type. */
-export function defineRule<const N extends string>(rule: RiderRule<N>): RiderRule<N>;
+export function defineRule<const N extends string, const S extends string>(rule: RiderRuleDefinition<N, S>): RiderRule<N>;
 export function defineRule<const N extends string>(rule: CompanyRule<N>): CompanyRule<N>;
 export function defineRule<const N extends string>(rule: Rule<N>): Rule<N> {
   if (!/^[a-z]+(-[a-z]+)*$/.test(rule.name)) throw new Error(`A rule's name is lower-case words joined by "-": ${rule.name}`);
