@@ -4,7 +4,6 @@ import type { AttentionSettings } from '../config';
 import { toNative } from '../db/knex';
 import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
-import { MAX_BIGINT } from '../filters/define';
 import { HttpError } from '../http/errors';
 import * as handling from '../rules/handling';
 import * as owners from '../rules/owners';
@@ -13,7 +12,8 @@ import { scopeOf } from '../html/scope';
 import { links } from '../html/links';
 import { adminPathOrNone } from '../html/urls';
 import { isRealDay } from '../filters/validate';
-import { ruleEvidence, ruleNamed, type AttentionQuery, type RegisteredRule as Rule } from '../rules';
+import { ruleEvidence, ruleNamed, type RegisteredRule as Rule } from '../rules';
+import { isId, selectionForm, selectionOf, TICKED_MAX, type SelectionFields } from './selection';
 
 // Marking a row of "Needs attention" handled, undoing it, and a rule's handled rows. Only a signed-in
 // supervisor writes (the session's CSRF token on every form); what is written is the service's own
@@ -33,8 +33,6 @@ export interface HandlingDeps {
 
 /** Where a form returns: the page it was on, when that is an admin page; else the rule on Needs attention. */
 const safeBack = (value: unknown, rule: string) => adminPathOrNone(value) ?? `${links.attention()}#${rule}`;
-
-const isId = (value: string) => /^[0-9]{1,19}$/.test(value) && BigInt(value) <= MAX_BIGINT;
 
 /** The longest note, in characters as a person counts them: a line break is one, whatever the script. */
 export const NOTE_MAX = 2000;
@@ -81,31 +79,6 @@ const handleForm = (today: () => string) => [
   body('subject').isString().custom(isId).withMessage('must be the ID of a listed row'),
   ...noteChecks(today),
 ];
-
-/** The most rows one can tick on a page (the lists' largest page). */
-const TICKED_MAX = 500;
-
-/** Which rows a batch or an assignment covers: those ticked, or all the list's filters (its 3PL, its owner) select. */
-const selectionForm = [
-  body('which').isIn(['ticked', 'all']).withMessage('must say which rows: those ticked, or all the filters select'),
-  body('subjects')
-    .customSanitizer((v: unknown) => (v === undefined ? [] : Array.isArray(v) ? v : [v]))
-    .custom((v: unknown[]) => v.length <= TICKED_MAX && v.every((id) => typeof id === 'string' && isId(id)))
-    .withMessage('must be the IDs of listed rows'),
-  body('3pl').optional({ values: 'falsy' }).isString().isLength({ max: 255 }).withMessage('must be a 3PL’s name'),
-  body('owner').optional({ values: 'falsy' }).isString().isLength({ max: 64 }).withMessage('must be a supervisor’s username'),
-  body('item')
-    .optional({ values: 'falsy' })
-    .matches(/^[0-9]{1,18}:[0-9]{0,18}$/)
-    .withMessage('must be an item of the list'),
-];
-
-/** The item a batch's list was narrowed to (its picker's "product:variation"), for AttentionQuery.item. */
-function itemFrom(item: string | undefined): AttentionQuery['item'] {
-  if (!item) return undefined;
-  const [productId, variationId] = item.split(':');
-  return { productId, variationId: variationId || undefined };
-}
 
 const batchForm = (today: () => string) => [...selectionForm, ...noteChecks(today)];
 
@@ -208,24 +181,15 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
     const rule = ruleOf(req);
     if (rule.subject !== 'rider') throw new HttpError(404, 'The rows of this rule are handled one by one.');
     const supervisor = supervisorOf(res);
-    const fields = matchedData(req, { onlyValidData: false }) as {
-      which?: string;
-      subjects: string[];
-      '3pl'?: string;
-      owner?: string;
-      item?: string;
-      note?: string;
-      until?: string;
-    };
+    const fields = matchedData(req, { onlyValidData: false }) as SelectionFields & { note?: string; until?: string };
     const back = safeBack(req.body?.back, rule.name);
-    const company = fields['3pl'] || undefined;
-    const selection = { company, owner: fields.owner || undefined };
+    const { q, selection } = selectionOf(rule, fields, settings, scopeOf(res));
     const view = {
       rule,
       back,
       which: fields.which,
       subjects: fields.subjects ?? [],
-      company,
+      company: selection.company,
       owner: selection.owner,
       item: fields.item || undefined,
       note: fields.note ?? '',
@@ -252,13 +216,6 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       );
     if (Object.keys(errors).length) return draw(400, { errors });
 
-    const q = {
-      asOf: null,
-      settings,
-      scope: scopeOf(res),
-      riderIds: fields.which === 'ticked' ? view.subjects : undefined,
-      item: rule.list.byItem ? itemFrom(fields.item) : undefined,
-    };
     const [{ total }] = await queryRows<{ total: string }>(primary, toNative(handling.batchCount(rule, q, selection)));
     const count = Number(total);
     if (count > handling.BATCH_MAX) {
@@ -300,14 +257,7 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       if (rule.subject !== 'rider') throw new HttpError(404, 'The rows of this rule are not given to supervisors.');
       const supervisor = supervisorOf(res);
       const back = safeBack(req.body?.back, rule.name);
-      const fields = matchedData(req, { onlyValidData: false }) as {
-        which?: string;
-        subjects: string[];
-        '3pl'?: string;
-        owner?: string;
-        item?: string;
-        assignee?: string;
-      };
+      const fields = matchedData(req, { onlyValidData: false }) as SelectionFields & { assignee?: string };
       const errors = validationResult(req).mapped();
       const firstError = Object.entries(errors)[0];
       if (firstError) throw new HttpError(400, `Nothing was given to anyone: ${firstError[0]} ${String(firstError[1].msg)}.`);
@@ -323,20 +273,14 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
         if (!assignee)
           throw new HttpError(400, `Nothing was given to anyone: there is no supervisor “${fields.assignee}” who sees these rows.`);
       }
-      const q = {
-        asOf: null,
-        settings,
-        scope,
-        riderIds: fields.which === 'ticked' ? fields.subjects : undefined,
-        item: rule.list.byItem ? itemFrom(fields.item) : undefined,
-      };
+      const { q, selection } = selectionOf(rule, fields, settings, scope);
       const [{ rows }] = await queryRows<{ rows: number }>(
         primary,
         toNative(
           owners.assignRows({
             rule,
             q,
-            selection: { company: fields['3pl'] || undefined, owner: fields.owner || undefined },
+            selection,
             assignee,
             by: supervisor.id,
           }),
