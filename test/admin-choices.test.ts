@@ -16,7 +16,7 @@ const chips = (html: string) =>
 describe('the item picker', () => {
   it('offers every item in one select grouped by category, each product also as "any variation"', async () => {
     const html = (await request(t.app).get('/admin/equipment/assignments').expect(200)).text;
-    const select = /<select id="f-item" name="item">([^]*?)<\/select>/.exec(html)![1];
+    const select = /<select id="f-item" name="item" data-searchable>([^]*?)<\/select>/.exec(html)![1];
     const groups = [...select.matchAll(/<optgroup label="([^"]*)">([^]*?)<\/optgroup>/g)].map(([, label, body]) => [
       label,
       [...body.matchAll(/<option value="([^"]*)">([^<]*)<\/option>/g)].map(([, value, text]) => `${value} ${text}`),

@@ -40,7 +40,9 @@ describe('an invalid filter value', () => {
       .get(`${path}?${name}=${encodeURIComponent(value)}`)
       .expect(400);
     expect(fieldError(res.text, picker)).toBe(`${label} “${value}” ${BIGINT_RULE}`);
-    expect(res.text).toContain(`<select id="f-${picker}" name="${picker}" aria-invalid="true" aria-describedby="f-${picker}-error">`);
+    expect(res.text).toContain(
+      `<select id="f-${picker}" name="${picker}" data-searchable aria-invalid="true" aria-describedby="f-${picker}-error">`,
+    );
     expect(res.text).toContain('Nothing is listed until the filters are fixed.');
   });
 
@@ -212,6 +214,7 @@ describe('content security', () => {
       new Set([
         ...(res.text.includes('data-date=') ? ['<script src="/admin/assets/dates.js" defer></script>'] : []),
         ...(res.text.includes('data-lookup=') ? ['<script src="/admin/assets/lookup.js" defer></script>'] : []),
+        ...(res.text.includes('data-searchable') ? ['<script src="/admin/assets/pick.js" defer></script>'] : []),
       ]),
     );
     expect(res.text).not.toMatch(/\son[a-z]+\s*=/i);
