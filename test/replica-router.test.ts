@@ -127,7 +127,7 @@ describe('ReadRouter: a replica only while its lag is known to be within REPLICA
       expect(seen.slice(1851).every((role) => role === 'primary')).toBe(true);
     }
     expect(why).toBe(
-      '850 ms behind at its last check, 120 ms ago: too near REPLICA_MAX_LAG_MS 1000 to come back (it must be 375 ms within it)',
+      '850 ms behind at its last check, 120 ms ago: too near REPLICA_MAX_LAG_MS 1000 to come back (it must be 250 ms within it)',
     );
   });
 

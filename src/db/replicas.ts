@@ -183,9 +183,13 @@ export class ReadRouter {
     return h.until !== undefined && now <= h.until;
   }
 
-  /** How long before a deadline a reading must come to move it: more than a reading takes to reach every worker. */
+  /**
+   * How long before a deadline a reading must come to move it: well more than a reading takes to reach
+   * every worker (a message between processes of one machine), and at most half of what a check leaves
+   * of the bound, so that a slow check on a busy machine still renews a replica that is in time.
+   */
   private margin(): number {
-    return Math.max(0, Math.floor((this.options.maxLagMs - this.options.checkMs) / 2));
+    return Math.min(SETTLE_MS, Math.max(0, Math.floor((this.options.maxLagMs - this.options.checkMs) / 2)));
   }
 
   private whyOut(h: Health, now: number): string {
@@ -238,6 +242,9 @@ export function settle(until: number | undefined, reading: LagReading, maxLagMs:
   if (held ? until - received >= margin : bound - received >= margin) return bound;
   return until;
 }
+
+/** The most a reading's margin is (see margin()). */
+const SETTLE_MS = 250;
 
 const poolOf = (target: ReadTarget, kind: 'queries' | 'streams' | 'admin'): Pool =>
   kind === 'admin' ? (target.admin ?? target.queries) : target[kind];
