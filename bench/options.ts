@@ -64,7 +64,7 @@ export const usage = `usage: npm run bench -- [options]
                     finish in duration + S s" (e.g. the naive last page on a loaded machine)
   --only LIST       comma-separated groups: ${GROUPS.join(',')} (default: all but startup and admin)
                       rider, date, page: request load, each with pgbench on the same SQL
-                      stream: full /v2/patrollerchecks and /v2/assign-list, and COPY of the same SQL
+                      stream: full /v2/patrollerchecks, /v2/assign-list, /v2/product-returns and /v2/product-exchanges, and COPY of the same SQL
                       abort: 40 full downloads dropped after 0.3-0.5 s, on a fresh service with its
                         defaults and again with STREAMS_PER_TOKEN=40; what PostgreSQL still runs
                         for them (at most DB_STREAM_POOL_MAX, default 10; none 1 s after)

@@ -111,7 +111,7 @@ export function loadScenarios(ranges: { riders: IdRange; countries: IdRange }, p
   ];
 }
 
-export const STREAM_PATHS: OperationPath[] = ['/patrollerchecks', '/assign-list'];
+export const STREAM_PATHS: OperationPath[] = ['/patrollerchecks', '/assign-list', '/product-returns', '/product-exchanges'];
 
 /** What a load generator requests: a fixed path, or one with a parameter drawn per request. */
 export interface LoadTarget {

@@ -22,6 +22,7 @@ import * as attentionHandledOneLive from '../../db/migrations/20261127_020_atten
 import * as attentionBatches from '../../db/migrations/20261127_021_attention_batches';
 import * as attentionOwners from '../../db/migrations/20261127_022_attention_owners';
 import * as attentionRuleDays from '../../db/migrations/20261127_023_attention_rule_days';
+import * as returnsDateCovering from '../../db/migrations/20261128_024_returns_date_covering';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -52,6 +53,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261127_021_attention_batches', attentionBatches],
   ['20261127_022_attention_owners', attentionOwners],
   ['20261127_023_attention_rule_days', attentionRuleDays],
+  ['20261128_024_returns_date_covering', returnsDateCovering],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */
