@@ -6,7 +6,7 @@ import http from 'node:http';
 import request from 'supertest';
 import { createSupervisor } from '../src/auth/supervisors';
 import { serve, testApp, testAppWithAuth, type TestApp } from './support/app';
-import { csrfToken, one, parseHtml, tableRows, textOf } from './support/html';
+import { csrfToken, hiddenFields, one, parseHtml, tableRows, textOf } from './support/html';
 import { applied } from './support/rolled-back';
 import { eventually } from './support/wait';
 import { addAttentionRows, markHandled, signIn as signInAs, type Agent } from './support/attention-scenario';
@@ -631,22 +631,14 @@ describe('giving rows to a supervisor', () => {
     // The batch form as the narrowed page draws it: its hidden fields carry the filter.
     const narrowed = await list(a, '?owner=lead-b');
     expect(narrowed.rows.map((row) => row.id)).toEqual([everyone[0]]);
-    const hidden = Object.fromEntries(
-      parseHtml(narrowed.html)
-        .querySelectorAll('form#batch-form input[type=hidden]')
-        .map((input) => [input.getAttribute('name')!, input.getAttribute('value') ?? '']),
-    );
+    const hidden = hiddenFields(narrowed.html, 'form#batch-form');
     expect(hidden.owner).toBe('lead-b');
     const batch = { ...hidden, which: 'all', note: 'Only the one given to lead-b' };
     const confirm = await a.post('/admin/attention/unchecked/batch').type('form').send(batch).expect(200);
     expect(textOf(one(confirm.text, '.confirm-box'))).toMatch(
       /^Mark 1 rider of “Riders not checked lately” handled \(assigned to: lead-b\)/,
     );
-    const confirmed = Object.fromEntries(
-      parseHtml(confirm.text)
-        .querySelectorAll('form input[type=hidden]')
-        .map((input) => [input.getAttribute('name')!, input.getAttribute('value') ?? '']),
-    );
+    const confirmed = hiddenFields(confirm.text, 'form');
     await a
       .post('/admin/attention/unchecked/batch')
       .type('form')

@@ -6,7 +6,7 @@ import { createSupervisor } from '../src/auth/supervisors';
 import { testAppWithAuth, type TestApp } from './support/app';
 import { signIn, type Agent } from './support/attention-scenario';
 import { parseCsv } from './support/csv';
-import { one, parseHtml, textOf } from './support/html';
+import { hiddenFields, one, parseHtml, textOf } from './support/html';
 
 let t: TestApp;
 let a: Agent;
@@ -64,22 +64,14 @@ describe('the overdue rule narrowed to one item', () => {
     const narrowed = await overdue(`?product_id=${rows[0].id}`);
     expect(narrowed.length).toBeGreaterThan(0);
     const html = (await a.get(`/admin/attention/overdue-items?product_id=${rows[0].id}`).expect(200)).text;
-    const hidden = Object.fromEntries(
-      parseHtml(html)
-        .querySelectorAll('form#batch-form input[type=hidden]')
-        .map((input) => [input.getAttribute('name')!, input.getAttribute('value') ?? '']),
-    );
+    const hidden = hiddenFields(html, 'form#batch-form');
     expect(hidden.item).toBe(`${rows[0].id}:`);
     const batch = { ...hidden, which: 'all', note: 'Exchanges booked for this item' };
     const confirm = await a.post('/admin/attention/overdue-items/batch').type('form').send(batch).expect(200);
     expect(textOf(one(confirm.text, '.confirm-box'))).toContain(
       `Mark ${narrowed.length.toLocaleString('en')} ${narrowed.length === 1 ? 'rider' : 'riders'} of “Items past their exchange day” handled (of the item chosen)`,
     );
-    const confirmed = Object.fromEntries(
-      parseHtml(confirm.text)
-        .querySelectorAll('form input[type=hidden]')
-        .map((input) => [input.getAttribute('name')!, input.getAttribute('value') ?? '']),
-    );
+    const confirmed = hiddenFields(confirm.text, 'form');
     await a
       .post('/admin/attention/overdue-items/batch')
       .type('form')

@@ -61,3 +61,11 @@ export const fieldError = (html: string | Page, name: string): string | undefine
   const found = page(html).querySelector(`#f-${name}-error`);
   return found ? textOf(found) : undefined;
 };
+
+/** The hidden fields of the first form `selector` finds, by name: what a browser would send along. */
+export const hiddenFields = (html: string | Page, selector = 'form'): Record<string, string> =>
+  Object.fromEntries(
+    one(html, selector)
+      .querySelectorAll('input[type=hidden]')
+      .map((input) => [input.getAttribute('name')!, input.getAttribute('value') ?? '']),
+  );
