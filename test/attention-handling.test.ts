@@ -638,7 +638,7 @@ describe('giving rows to a supervisor', () => {
     expect(textOf(one(confirm.text, '.confirm-box'))).toMatch(
       /^Mark 1 rider of “Riders not checked lately” handled \(assigned to: lead-b\)/,
     );
-    const confirmed = hiddenFields(confirm.text, 'form');
+    const confirmed = hiddenFields(confirm.text, 'form.retry-form');
     await a
       .post('/admin/attention/unchecked/batch')
       .type('form')

@@ -71,7 +71,7 @@ describe('the overdue rule narrowed to one item', () => {
     expect(textOf(one(confirm.text, '.confirm-box'))).toContain(
       `Mark ${narrowed.length.toLocaleString('en')} ${narrowed.length === 1 ? 'rider' : 'riders'} of “Items past their exchange day” handled (of the item chosen)`,
     );
-    const confirmed = hiddenFields(confirm.text, 'form');
+    const confirmed = hiddenFields(confirm.text, 'form.retry-form');
     await a
       .post('/admin/attention/overdue-items/batch')
       .type('form')
