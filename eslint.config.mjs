@@ -12,8 +12,10 @@ const top = ['app', 'metrics', 'server', 'shutdown', 'cli'];
 const layers = [
   {
     files: ['src/paths.ts', 'src/config.ts'],
-    above: ['http', 'db', 'filters', 'wire', 'queries', 'html', 'rules', 'auth', ...surfaces, ...top],
+    above: ['runtime', 'http', 'db', 'filters', 'wire', 'queries', 'html', 'rules', 'auth', ...surfaces, ...top],
   },
+  // How the processes run: V8's and the allocator's settings, the HTTP server (src/runtime/README.md).
+  { files: ['src/runtime/**'], above: ['http', 'db', 'filters', 'wire', 'queries', 'html', 'rules', 'auth', ...surfaces, ...top] },
   { files: ['src/http/**'], above: ['db', 'filters', 'wire', 'queries', 'html', 'rules', 'auth', ...surfaces, ...top] },
   { files: ['src/db/**', 'db/**'], above: ['filters', 'wire', 'queries', 'html', 'rules', 'auth', ...surfaces, ...top] },
   { files: ['src/filters/**'], above: ['wire', 'queries', 'html', 'rules', 'auth', ...surfaces, ...top] },

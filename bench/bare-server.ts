@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import express from 'express';
 import pg from 'pg';
 import { answerPieces, bytesQuery, sendJsonText } from '../src/api/v2/send-json';
-import { createExpressServer } from '../src/http/express-server';
-import { tuneV8 } from '../src/http/v8-tuning';
+import { createExpressServer } from '../src/runtime/express-server';
+import { tuneV8 } from '../src/runtime/v8';
 
 export interface BareRoute {
   /** The path and fixed query string of a scenario, as requested (`/v2/riders?`, `/v2/rider-equipment-list?page=1&per_page=100`). */
@@ -28,7 +28,7 @@ export interface BareRoute {
 }
 
 function main(): void {
-  tuneV8(); // as the service (src/http/v8-tuning.ts)
+  tuneV8(); // as the service (src/runtime/v8.ts)
   const routes = new Map<string, BareRoute>();
   for (const route of JSON.parse(fs.readFileSync(process.env.BENCH_BARE_ROUTES!, 'utf8')) as BareRoute[]) routes.set(route.key, route);
   const drawnNames = new Set([...routes.values()].flatMap((route) => (route.param ? [route.param] : [])));

@@ -1,5 +1,5 @@
 // The embedded server's processes run with glibc's malloc kept from giving every large value's memory
-// back (src/db/embedded.ts, SERVER_MALLOC): read from the environment of the postmaster that forks the
+// back (src/runtime/malloc.ts, SERVER_MALLOC): read from the environment of the postmaster that forks the
 // backends (a backend writes its process title over its own). Only with the
 // embedded default: a server given by DATABASE_URL is started by its operator (docs/OPERATIONS.md).
 import fs from 'node:fs';

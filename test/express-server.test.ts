@@ -1,10 +1,10 @@
 // createExpressServer: requests and responses are made with the app's own prototypes, so Express's
-// Object.setPrototypeOf in app.handle finds them in place (src/http/express-server.ts), and the app
+// Object.setPrototypeOf in app.handle finds them in place (src/runtime/express-server.ts), and the app
 // answers on it as on Node's plain server.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { createExpressServer } from '../src/http/express-server';
+import { createExpressServer } from '../src/runtime/express-server';
 
 async function served(server: http.Server, work: (base: string) => Promise<void>): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -100,6 +100,8 @@ describe('the lint rule of the layers', () => {
     ['src/html/render.ts', "import '../api/v2/router';"],
     ['src/queries/keyset.ts', "import '../app';"],
     ['db/seeds/demo.ts', "import '../../src/queries/keyset';"],
+    ['src/runtime/v8.ts', "import '../http/errors';"],
+    ['src/config.ts', "import './runtime/malloc';"],
   ])('refuses an import that runs back up: %s %s', async (file, code) => {
     expect(await restricted(file, code)).toBe(1);
   });
@@ -109,6 +111,7 @@ describe('the lint rule of the layers', () => {
     ['src/api/v2/router.ts', "import '../../auth/bearer';"],
     ['src/app.ts', "import './db/pool';"],
     ['src/server.ts', "import './app';"],
+    ['src/db/embedded.ts', "import '../runtime/malloc';"],
   ])('allows an import down the layers: %s %s', async (file, code) => {
     expect(await restricted(file, code)).toBe(0);
   });
