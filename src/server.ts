@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import crypto from 'node:crypto';
 import type { Server } from 'node:http';
 import { createApp } from './app';
+import { closePrinters } from './reports/pdf';
 import { answerClientErrors } from './http/client-error';
 import { createExpressServer } from './runtime/express-server';
 import { tuneV8 } from './runtime/v8';
@@ -226,6 +227,7 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
       const pools = [pool, streamPool, adminPool, ...replicas.flatMap((r) => [r.queries, r.streams, ...(r.admin ? [r.admin] : [])])];
       // A cut stream gives its connection back once its statement is cancelled; none waits past a second.
       await settledWithin(Promise.all(pools.map((p) => p.end())), 1000);
+      await settledWithin(closePrinters(), 1000); // the PDF printers' Chromium, if one is running
       if (owner) {
         await stopDatabases(database);
         log('Stopped.');

@@ -72,6 +72,11 @@ describe('relative links in the README and docs/', () => {
     const links = [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((href) => !/^(https?:|mailto:|#)/.test(href));
     const broken = links.filter((href) => !fs.existsSync(path.join(root, path.dirname(file), decodeURI(href.split('#')[0]))));
     expect(broken).toEqual([]);
+    // A link whose text names a page leads to that page ("[OPERATIONS.md](REPLICAS.md)" misleads).
+    const misnamed = [...prose.matchAll(/\[(?:docs\/)?([\w-]+\.md)\]\(([^)\s#]+)/g)].filter(
+      ([, text, href]) => path.basename(href) !== text,
+    );
+    expect(misnamed.map(([link]) => link)).toEqual([]);
   });
 });
 

@@ -96,6 +96,29 @@ describe('SIGTERM', () => {
   });
 });
 
+describe('SIGINT after a PDF was printed', () => {
+  it('drains for SHUTDOWN_DRAIN_MS as without one, then closes its Chromium and exits (Playwright takes no signal)', async () => {
+    const { child, base, output } = await startServer({ SHUTDOWN_DRAIN_MS: '2000' });
+    const pdf = await new Promise<{ status: number; type: string }>((resolve, reject) =>
+      http
+        .get(`${base}/admin/riders/100001/report.pdf?paper=A4`, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']) }));
+        })
+        .on('error', reject),
+    );
+    expect(pdf).toEqual({ status: 200, type: 'application/pdf' });
+    const exit = exited(child);
+    const signalled = Date.now();
+    child.kill('SIGINT');
+    await eventually(async () => (await statusOf(`${base}/health/ready`)) === 503, { ms: 1000, what: 'readiness 503 after SIGINT' });
+    await eventually(async () => (await statusOf(`${base}/health/live`)) === 'ECONNREFUSED', { ms: 8000, what: 'connections refused' });
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(2000);
+    expect(await exit).toBe(0);
+    expect(output()).toMatch(/Stopped\./);
+  });
+});
+
 describe('the embedded default when the service does not stop it itself', () => {
   let dir: string;
   const dataDir = () => path.join(dir, 'pg');

@@ -98,7 +98,18 @@ export class PdfPrinter {
       const launching = Promise.resolve()
         // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first print only
         .then(() => (require('playwright-core') as typeof import('playwright-core')).chromium)
-        .then((chromium) => chromium.launch({ executablePath: this.executablePath, args: CHROMIUM_ARGS, timeout: 30000 }));
+        .then((chromium) =>
+          // The service's own shutdown handles the signals (a drain, then the printers closed: src/server.ts);
+          // Playwright's would end the process at once on Ctrl-C, skipping the drain.
+          chromium.launch({
+            executablePath: this.executablePath,
+            args: CHROMIUM_ARGS,
+            timeout: 30000,
+            handleSIGINT: false,
+            handleSIGTERM: false,
+            handleSIGHUP: false,
+          }),
+        );
       this.browser = launching;
       launching.then(
         (browser) =>
