@@ -9,7 +9,7 @@ import { serve, testApp, testAppWithAuth, type TestApp } from './support/app';
 import { csrfToken, hiddenFields, one, parseHtml, tableRows, textOf } from './support/html';
 import { applied } from './support/rolled-back';
 import { eventually } from './support/wait';
-import { addAttentionRows, markHandled, signIn as signInAs, type Agent } from './support/attention-scenario';
+import { addAttentionRows, markAllHandled, markHandled, signIn as signInAs, type Agent } from './support/attention-scenario';
 
 let t: TestApp;
 let today: string;
@@ -633,17 +633,8 @@ describe('giving rows to a supervisor', () => {
     expect(narrowed.rows.map((row) => row.id)).toEqual([everyone[0]]);
     const hidden = hiddenFields(narrowed.html, 'form#batch-form');
     expect(hidden.owner).toBe('lead-b');
-    const batch = { ...hidden, which: 'all', note: 'Only the one given to lead-b' };
-    const confirm = await a.post('/admin/attention/unchecked/batch').type('form').send(batch).expect(200);
-    expect(textOf(one(confirm.text, '.confirm-box'))).toMatch(
-      /^Mark 1 rider of “Riders not checked lately” handled \(assigned to: lead-b\)/,
-    );
-    const confirmed = hiddenFields(confirm.text, 'form.retry-form');
-    await a
-      .post('/admin/attention/unchecked/batch')
-      .type('form')
-      .send({ ...confirmed, note: batch.note, confirm: 'yes' })
-      .expect(303);
+    const confirmation = await markAllHandled(a, 'unchecked', narrowed.html, 'Only the one given to lead-b');
+    expect(confirmation).toMatch(/^Mark 1 rider of “Riders not checked lately” handled \(assigned to: lead-b\)/);
     const { rows } = await t.pool.query(
       `SELECT subject_id::text AS id FROM access.attention_handled WHERE rule = 'unchecked' AND undone_at IS NULL AND superseded_at IS NULL`,
     );

@@ -4,7 +4,7 @@
 // its own (the batch writes handlings), as of today.
 import { createSupervisor } from '../src/auth/supervisors';
 import { testAppWithAuth, type TestApp } from './support/app';
-import { signIn, type Agent } from './support/attention-scenario';
+import { markAllHandled, signIn, type Agent } from './support/attention-scenario';
 import { parseCsv } from './support/csv';
 import { hiddenFields, one, parseHtml, textOf } from './support/html';
 
@@ -66,17 +66,10 @@ describe('the overdue rule narrowed to one item', () => {
     const html = (await a.get(`/admin/attention/overdue-items?product_id=${rows[0].id}`).expect(200)).text;
     const hidden = hiddenFields(html, 'form#batch-form');
     expect(hidden.item).toBe(`${rows[0].id}:`);
-    const batch = { ...hidden, which: 'all', note: 'Exchanges booked for this item' };
-    const confirm = await a.post('/admin/attention/overdue-items/batch').type('form').send(batch).expect(200);
-    expect(textOf(one(confirm.text, '.confirm-box'))).toContain(
+    const confirmation = await markAllHandled(a, 'overdue-items', html, 'Exchanges booked for this item');
+    expect(confirmation).toContain(
       `Mark ${narrowed.length.toLocaleString('en')} ${narrowed.length === 1 ? 'rider' : 'riders'} of “Items past their exchange day” handled (of the item chosen)`,
     );
-    const confirmed = hiddenFields(confirm.text, 'form.retry-form');
-    await a
-      .post('/admin/attention/overdue-items/batch')
-      .type('form')
-      .send({ ...confirmed, note: batch.note, confirm: 'yes' })
-      .expect(303);
     const { rows: handled } = await t.pool.query<{ id: string }>(
       `SELECT subject_id::text AS id FROM access.attention_handled WHERE rule = 'overdue-items' AND undone_at IS NULL AND superseded_at IS NULL ORDER BY 1`,
     );

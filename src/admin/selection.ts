@@ -3,7 +3,7 @@ import type { AttentionSettings } from '../config';
 import { MAX_BIGINT } from '../filters/define';
 import type { Scope } from '../filters/scope';
 import type { AttentionQuery, RiderRule } from '../rules';
-import type { Selection } from '../rules/handling';
+import type { Selection } from '../rules/owners';
 
 // Which rows of a rider rule's list a batch (src/admin/handling.ts) marks handled or gives to a
 // supervisor: those ticked on the page, or all the rows the list's filters select (its 3PL, whom its rows

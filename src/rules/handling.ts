@@ -3,8 +3,7 @@ import { sql } from '../db/knex';
 import { applyScope, type Scope } from '../filters/scope';
 import { dayText } from '../wire/sql-fragments';
 import { cappedCount } from '../queries/keyset';
-import { ownedBy } from './owners';
-import { namedCompany } from './sql';
+import { selected, type Selection } from './owners';
 import { COMPANY_RULE_NAMES, type AttentionQuery, type RiderRule, type Rule, type RuleName } from './index';
 
 // What supervisors record when they handle a row of "Needs attention" (access.attention_handled,
@@ -62,20 +61,12 @@ export function insertHandling(h: NewHandling) {
 /** The most rows one batch may cover: a batch past it is refused with a word to narrow the filters. */
 export const BATCH_MAX = 10_000;
 
-/** The subjects and evidence of a rider rule's listed rows (hideHandled), as a batch covers them. */
-/** What a rule list's filters select besides the day: its 3PL (by name) and whom its rows were given to. */
-export interface Selection {
-  company?: string;
-  /** A supervisor's username, or UNASSIGNED (src/rules/owners.ts). */
-  owner?: string;
-}
-
 /** The listed rows the selection keeps (handled ones left out), as the rule's list filters them. */
 function selectedRows(rule: RiderRule, q: AttentionQuery, selection: Selection) {
-  const rows = namedCompany(rule.list.core({ ...q, hideHandled: true }), selection.company);
-  return selection.owner ? ownedBy(rows, rule, selection.owner) : rows;
+  return selected(rule.list.core({ ...q, hideHandled: true }), rule, selection);
 }
 
+/** The subjects and evidence of a rider rule's listed rows (hideHandled), as a batch covers them. */
 function picked(rule: RiderRule, q: AttentionQuery, selection: Selection) {
   return selectedRows(rule, q, selection).select(sql.raw(`${rule.list.subject} AS subject`), sql.raw('? AS evidence', [rule.evidence(q)]));
 }

@@ -30,6 +30,19 @@ export function ownedBy(builder: Knex.QueryBuilder, rule: RiderRule, owner: stri
   );
 }
 
+/** What a rule list's filters select besides the day: its 3PL (by name) and whom its rows were given to. */
+export interface Selection {
+  company?: string;
+  /** A supervisor's username, or UNASSIGNED. */
+  owner?: string;
+}
+
+/** Only the rows of `rows` (a rule's list) the selection keeps, as the list's filters keep them. */
+export function selected(rows: Knex.QueryBuilder, rule: RiderRule, selection: Selection) {
+  const ofCompany = namedCompany(rows, selection.company);
+  return selection.owner ? ownedBy(ofCompany, rule, selection.owner) : ofCompany;
+}
+
 /** Supervisors a supervisor of this scope may give rows to: those who see its 3PL (or every 3PL). */
 export function assignees(scope: Scope) {
   const builder = sql('access.supervisors as s')
@@ -44,8 +57,8 @@ export interface Assignment {
   rule: RiderRule;
   /** Today's listed rows of the scope; `riderIds`: only those ticked. */
   q: AttentionQuery;
-  /** Only the rows the list's filters select: its 3PL (by name), and whom they were given to. */
-  selection: { company?: string; owner?: string };
+  /** Only the rows the list's filters select. */
+  selection: Selection;
   /** The supervisor given the rows, and the 3PL they are limited to (only its rows are given), or null: nobody. */
   assignee: { id: string; company_id: string | null } | null;
   by: string;
@@ -56,8 +69,7 @@ function subjects(a: Assignment) {
   const scope = a.assignee?.company_id ? { company_id: a.assignee.company_id } : a.q.scope;
   const rows = a.rule.list.core({ ...a.q, scope, hideHandled: false }).select(sql.raw(`${a.rule.list.subject} AS subject`));
   if (a.q.scope.company_id && scope !== a.q.scope) rows.where('r.company_id', a.q.scope.company_id);
-  const selected = namedCompany(rows, a.selection.company);
-  return a.selection.owner ? ownedBy(selected, a.rule, a.selection.owner) : selected;
+  return selected(rows, a.rule, a.selection);
 }
 
 /** Gives the rows to the assignee (or takes them from whoever had them), in one statement; returns how many. */

@@ -2,7 +2,7 @@
 // them handled: test/attention-handling.test.ts and test/attention-rules.test.ts.
 import request from 'supertest';
 import type { TestApp } from './app';
-import { csrfToken } from './html';
+import { csrfToken, hiddenFields, one, textOf } from './html';
 import { applied } from './rolled-back';
 
 /**
@@ -46,4 +46,20 @@ export async function markHandled(agent: Agent, rule: string, subject: string, n
     .post(`/admin/attention/${rule}/handled`)
     .type('form')
     .send({ _csrf: csrfToken(page), subject, note, until, back: `/admin/attention#${rule}` });
+}
+
+/**
+ * Marks "all the rows the filters select" of a rule's list handled, as a browser does from `pageHtml`
+ * (the list's page): its batch form's hidden fields, then the confirmation's. Returns the confirmation's words.
+ */
+export async function markAllHandled(agent: Agent, rule: string, pageHtml: string, note: string): Promise<string> {
+  const batch = { ...hiddenFields(pageHtml, 'form#batch-form'), which: 'all', note };
+  const confirm = await agent.post(`/admin/attention/${rule}/batch`).type('form').send(batch).expect(200);
+  const confirmed = hiddenFields(confirm.text, 'form.retry-form');
+  await agent
+    .post(`/admin/attention/${rule}/batch`)
+    .type('form')
+    .send({ ...confirmed, note, confirm: 'yes' })
+    .expect(303);
+  return textOf(one(confirm.text, '.confirm-box'));
 }
