@@ -46,6 +46,8 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.kept_held_items': '3e40c8672cbf104fa7e65639f5df2586733286e6b9c126e1a210a38a06913212',
       'public.kept_moved_riders': EMPTY,
       'public.kept_rider_held': 'c5dccf1181b3a661d0be96f99f91dd152aac3f5e28f15dfccc6ed37468445a35',
+      'public.kept_rider_name_gram_counts': '40e6b0da2417420830160dcacdcae17e368de92083b570df2ea3eedfecd9b7cc',
+      'public.kept_rider_name_grams': 'a31aceeaa6abc7c32d095ece59cc8e410f6e9efeb8b4ae697bcb47d57628c01d',
       'public.kept_riders': '83959c3871b06a9828f39b6213a361ee908dbdfc8192496e798e9b8198cca9a8',
       'public.kept_rule_days': '4d2a67e09f2ac2f394d139c9357af4024af451965ef5b871f5bb86c1c0eb3327',
       'public.kept_rule_riders': '833699d6c2daf85dc0bc046842fce1c84c933c6d1357e3a34f216ef737954e1c',
@@ -66,7 +68,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '6309b642cc9c61ffa3e1d6983a2e339e2521074920f542cbd692b30845efccc3',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': '7cfa53b2e5bb91486298916321f07fc0461679dcb04e82d3d6ff64eb90bff14c',
-      sequences: '19f60cb62076f6095f06ce2a6870dcb9673223121c6374da7283d0e42a58f416',
+      sequences: 'c717f9e12987e126a2093dce0a033053317e946cf96d285cfecd2f733461b693',
     });
   });
 
@@ -94,6 +96,8 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.kept_held_items': 'b84ff752157e43f736c7bd38bf68210f461030e5471796eb7177847fc06649d0',
       'public.kept_moved_riders': EMPTY,
       'public.kept_rider_held': '2161bcf42af8d532328dc8b8aab765f0ec0877243a3a168bca3be3c207b7e6b1',
+      'public.kept_rider_name_gram_counts': '5834d1b9d4c9bd20fab96c4dede32b4d3e04669a2cf89d3443fcd36077feb792',
+      'public.kept_rider_name_grams': 'd11663ae7f99e049a965e8ba337c27a0d9646cd363b2788fa2e134dd79c7d2dc',
       'public.kept_riders': '6e31d8df29a209337bba80034ce660c28d3b56e7d59caa62e24f7381fe543416',
       'public.kept_rule_days': '5b6dd48e46f16a403bf1b72217ad22c54077f9c26e2976854ea42592b187e24f',
       'public.kept_rule_riders': 'cdab0912a9cc987b7db765beaa093a9bea40c43e49680e2dfe995f11c845bb0e',
@@ -114,7 +118,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '34101622d4bd75edec39b8548f03d27bd335601e77dcd62700017910c02572ec',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'bde2dfb457a2d60eedc5bdd8c153f03f6dad592890332d78efd9cfe354e5e2b7',
-      sequences: '19f60cb62076f6095f06ce2a6870dcb9673223121c6374da7283d0e42a58f416',
+      sequences: 'c717f9e12987e126a2093dce0a033053317e946cf96d285cfecd2f733461b693',
     });
   });
 
@@ -142,6 +146,8 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.kept_held_items': '6f20d8928833b805f3d8e2f5ec739e8df243aeb9d55b39348c9b200aa84fa942',
       'public.kept_moved_riders': EMPTY,
       'public.kept_rider_held': '1458bcc3ffd5508be8d2c897a644ff87d9afa5d2228ca61e3d63b26342807f5e',
+      'public.kept_rider_name_gram_counts': '9e368b997747b608b711069116348d7b9a38d5300933fd66fdee573ba8a26682',
+      'public.kept_rider_name_grams': 'a3b5307faade7d7ec3089e2b04cbe150c511b52c4db4f8b1f69f6b1a10930aad',
       'public.kept_riders': '895f612a86b04d87f32748bc53930b51d591d5536313e7cab8d084181bdd9298',
       'public.kept_rule_days': 'e1a8e071e80d62fc2d7a775b71168a41255fdb8010f865ab84483420c19193d1',
       'public.kept_rule_riders': '40d80d0a06cb07638055a17431e1450d83ce0d26287d7a2842c6cff30c93896d',
@@ -162,7 +168,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': 'd6ffe318a9639c1f305f53b5cb24901eed8867a7d73e45443d974c03289760f2',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'a93ac7c637dc08a7eaea68a9590225990ece5fd4924dca6a59db847aa6e46702',
-      sequences: '19f60cb62076f6095f06ce2a6870dcb9673223121c6374da7283d0e42a58f416',
+      sequences: 'c717f9e12987e126a2093dce0a033053317e946cf96d285cfecd2f733461b693',
     });
   });
 });

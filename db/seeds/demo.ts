@@ -75,7 +75,7 @@ const DERIVED = [
   'rider_list_blocks',
   ...[
     ...['check_gaps', 'assignment_days', 'check_quarters', 'exchange_quarters', 'exchange_days', 'held_items', 'company_riders'],
-    ...['riders', 'rider_held', 'moved_riders', 'changes', 'rule_riders', 'rule_days'],
+    ...['riders', 'rider_held', 'moved_riders', 'changes', 'rule_riders', 'rule_days', 'rider_name_grams', 'rider_name_gram_counts'],
   ].map((name) => `kept_${name}`),
 ] as const;
 /** The row triggers writing the rider, 3PL and items kept on list rows (migration 011): the rows carry them. */
@@ -245,6 +245,7 @@ export async function seedDemo(client: ClientBase, options: DemoOptions): Promis
     await client.query('SELECT kept_attention_rebuild()');
     await client.query('SELECT kept_riders_rebuild()');
     await client.query('SELECT kept_rules_rebuild()');
+    await client.query('SELECT kept_rider_name_grams_rebuild()');
     await client.query(`ANALYZE ${DERIVED.filter((table) => table.startsWith('kept_')).join(', ')}`);
     ctx.log(`kept attention and overview data: rebuilt in ${seconds(rebuilt)}`);
     await client.query('COMMIT');

@@ -28,6 +28,8 @@ import type { AttentionSettings } from '../config';
 // A rider's history is short in practice; the cap keeps one page bounded if it is not.
 const TIMELINE_LIMIT = 200;
 const SEARCH_LIMIT = 50;
+/** The search counts its riders up to this many; past it, "more than 1,000" (a count of all would read them all). */
+const SEARCH_COUNT_CAP = 1000;
 
 interface Event {
   at: string;
@@ -181,10 +183,9 @@ export function searchHandler(pool: Reader) {
         : [];
       if (rider) return res.redirect(303, links.rider(rider.id));
     }
-    const base = riderEquipment.searchRiders(q, scopeOf(res));
     const [[counted], found] = await Promise.all([
-      queryRows<{ total: string }>(pool, toNative(base.clone().count({ total: '*' })), clientSignal(res)),
-      queryRows<{ id: string }>(pool, toNative(riderEquipment.searchResultColumns(base.clone()).limit(SEARCH_LIMIT)), clientSignal(res)),
+      queryRows<{ total: string }>(pool, toNative(riderEquipment.searchCount(q, scopeOf(res), SEARCH_COUNT_CAP)), clientSignal(res)),
+      queryRows<{ id: string }>(pool, toNative(riderEquipment.searchResults(q, scopeOf(res), SEARCH_LIMIT)), clientSignal(res)),
     ]);
     // One rider found: that rider is what was looked for.
     if (Number(counted.total) === 1 && found.length === 1) return res.redirect(303, links.rider(found[0].id));
@@ -193,7 +194,7 @@ export function searchHandler(pool: Reader) {
       section: '',
       form,
       q,
-      results: { total: Number(counted.total), rows: found, limit: SEARCH_LIMIT },
+      results: { total: Number(counted.total), rows: found, limit: SEARCH_LIMIT, cap: SEARCH_COUNT_CAP },
     });
   };
 }

@@ -23,6 +23,7 @@ import * as attentionBatches from '../../db/migrations/20261127_021_attention_ba
 import * as attentionOwners from '../../db/migrations/20261127_022_attention_owners';
 import * as attentionRuleDays from '../../db/migrations/20261127_023_attention_rule_days';
 import * as returnsDateCovering from '../../db/migrations/20261128_024_returns_date_covering';
+import * as riderNameGrams from '../../db/migrations/20261128_025_rider_name_grams';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -54,6 +55,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261127_022_attention_owners', attentionOwners],
   ['20261127_023_attention_rule_days', attentionRuleDays],
   ['20261128_024_returns_date_covering', returnsDateCovering],
+  ['20261128_025_rider_name_grams', riderNameGrams],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */

@@ -1,6 +1,6 @@
 import { sql } from '../db/knex';
 import { applyScope, type Scope } from '../filters/scope';
-import { searchColumns, searchRiders } from './rider-equipment';
+
 
 // What the admin filter forms offer by name, and the names their chips show for the ids in a URL.
 // A supervisor limited to one 3PL is offered only what concerns that 3PL's riders.
@@ -35,10 +35,7 @@ export function patrollerById(id: string, scope: Scope = {}) {
   return patrollers(scope).where('pt.id', id).clearOrder();
 }
 
-/** Up to `limit` riders whose name holds `term` or whose id is `term`, for suggestions as one types. */
-export function riderSuggestions(term: string, scope: Scope = {}, limit = 20) {
-  return searchColumns(searchRiders(term, scope)).limit(limit);
-}
+export { riderSuggestions } from './rider-equipment';
 
 /** The columns whose values a list form offers as a select (small sets, each with an index led by it). */
 export const VALUE_COLUMNS = {

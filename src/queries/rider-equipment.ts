@@ -213,38 +213,90 @@ export function riderById(id: string, scope: Scope = {}) {
     .select('r.id', 'r.name', 'c.name as company', 'co.code as country_code', 'co.name as country_name');
 }
 
+/** The words of a search term: "Malik, Reem" and "Malik Reem" are the words Malik and Reem. */
+export const searchWords = (term: string) => term.split(/[\s,]+/).filter(Boolean);
+
+/** Whether a term can find a rider by name: one of its words has two letters (one pair to look up). */
+export const searchableByName = (term: string) => searchWords(term).some((word) => [...word].length >= 2);
+
+// The term's bigram that the fewest riders' names hold (kept_rider_name_gram_counts; a bigram no name
+// holds: none can match), ties by the bigram: the one range of kept_rider_name_grams to read.
+const RAREST_GRAM = `(SELECT t.gram FROM unnest(rider_name_bigrams(rider_name_key(?))) AS t(gram)
+  LEFT JOIN kept_rider_name_gram_counts k ON k.gram = t.gram ORDER BY coalesce(k.riders, 0), t.gram LIMIT 1)`;
+
 /**
- * Riders whose name holds each word of `term`, in any order ("Malik, Reem" and "Malik Reem" find Reem
+ * Riders whose name holds each word of `term` in any order ("Malik, Reem" and "Malik Reem" find Reem
  * Malik, as names are often written surname first), ignoring letter case, runs of spaces, commas and
- * accents (read through rider_name_key(), migration 016: the name's key kept on each rider, whose
- * trigram index answers each word; % and _ are plain characters), or whose ID is `term`.
+ * accents (through the name key, rider_name_key(), of migration 016; % and _ are plain characters).
+ * Read in name order from the kept bigrams of migration 025: the entries of the term's rarest bigram,
+ * each checked against every word and the scope's 3PL in the index itself, so that the first rows
+ * cost the same at any size of fleet. Words of one letter only: the riders in the order of their name
+ * index, each checked (a common letter stops early; a rare one reads further, within the page's
+ * statement budget). One relation `g` (name, rider_id, name_key, company_id); no order, no columns.
  */
-export function searchRiders(term: string, scope: Scope = {}) {
-  const words = term.split(/[\s,]+/).filter(Boolean);
-  return applyScope(sql('riders as r'), scope)
+function nameMatches(term: string, scope: Scope) {
+  const words = searchWords(term);
+  const builder: Knex.QueryBuilder = searchableByName(term)
+    ? sql('kept_rider_name_grams as g').whereRaw(`g.gram = ${RAREST_GRAM}`, [words.join(' ')])
+    : // A plain subquery, which PostgreSQL flattens: g.name, g.rider_id are riders' name, id (riders_name_idx).
+      sql.from(sql.raw('(SELECT name, id AS rider_id, name_key, company_id FROM riders) AS g') as unknown as string);
+  applyScope(builder, scope, 'g.company_id');
+  // No word (only commas and spaces): no name, never every rider.
+  if (!words.length) return builder.whereRaw('false');
+  for (const word of words) builder.whereRaw('g.name_key LIKE rider_name_key(?)', [`%${word.replace(/[\\%_]/g, '\\$&')}%`]);
+  return builder;
+}
+
+/** The first `limit` riders nameMatches() finds, in name order (the kept name, then id: its index's order). */
+const firstMatches = (term: string, scope: Scope, limit: number) =>
+  nameMatches(term, scope)
+    .select('g.name', 'g.rider_id')
+    .orderBy([{ column: 'g.name' }, { column: 'g.rider_id' }])
+    .limit(limit);
+
+/** The columns of a found rider `r`, with `order_name` (the key of name order). */
+const foundRiders = (builder: Knex.QueryBuilder, orderName: string) =>
+  builder
     .join('companies as c', 'c.id', 'r.company_id')
     .join('countries as co', 'co.id', 'r.country_id')
-    .where((q) => {
-      // No word (only commas and spaces): no name, never every rider.
-      if (!words.length) q.whereRaw('false');
-      else
-        q.where((all) => {
-          for (const word of words) all.whereRaw('r.name_key LIKE rider_name_key(?)', [`%${word.replace(/[\\%_]/g, '\\$&')}%`]);
-        });
-      if (/^[0-9]{1,18}$/.test(term)) q.orWhere('r.id', term);
-    });
+    .select('r.id', 'r.name', 'c.name as company', 'co.code as country_code', sql.raw(`${orderName} AS order_name`));
+
+/** The first `limit` riders whose name holds each word of `term` (see nameMatches), in name order. */
+export function searchRiders(term: string, scope: Scope, limit: number) {
+  return foundRiders(sql.from(firstMatches(term, scope, limit).as('g')).join('riders as r', 'r.id', 'g.rider_id'), 'g.name').orderBy([
+    { column: 'g.name' },
+    { column: 'g.rider_id' },
+  ]);
 }
 
-/** The columns of searchRiders(), by name then id. */
-export function searchColumns(builder: Knex.QueryBuilder) {
-  return builder
-    .select('r.id', 'r.name', 'c.name as company', 'co.code as country_code')
-    .orderBy([{ column: 'r.name' }, { column: 'r.id' }]);
+/** The search page's rows: searchRiders() and how many items each rider holds now (kept by triggers). */
+export function searchResults(term: string, scope: Scope, limit: number) {
+  return searchRiders(term, scope, limit).select('r.active_items as held');
 }
 
-/** The search page's columns: searchColumns() and how many items each rider holds now (kept by triggers). */
-export function searchResultColumns(builder: Knex.QueryBuilder) {
-  return searchColumns(builder).select('r.active_items as held');
+/** How many riders searchRiders() finds, counted up to `cap` + 1 (more is "more than `cap`"). */
+export function searchCount(term: string, scope: Scope, cap: number) {
+  return sql.count({ total: '*' }).from(
+    nameMatches(term, scope)
+      .select(sql.raw('1'))
+      .limit(cap + 1)
+      .as('m'),
+  );
+}
+
+/**
+ * Up to `limit` riders for suggestions as one types: those searchRiders() finds and, for a term of
+ * digits, the rider of that ID, all in name order.
+ */
+export function riderSuggestions(term: string, scope: Scope = {}, limit = 20) {
+  const byName = searchRiders(term, scope, limit);
+  if (!/^[0-9]{1,18}$/.test(term)) return byName;
+  const byId = applyScope(foundRiders(sql('riders as r'), 'left(r.name, 500)'), scope).where('r.id', term);
+  return sql
+    .select('m.id', 'm.name', 'm.company', 'm.country_code')
+    .from(sql.union([byName, byId], true).as('m'))
+    .orderBy([{ column: 'm.order_name' }, { column: 'm.id' }])
+    .limit(limit);
 }
 
 /** Every 3PL name, for the forms' suggestions (the filters match names exactly). */
