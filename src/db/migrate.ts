@@ -24,6 +24,7 @@ import * as attentionOwners from '../../db/migrations/20261127_022_attention_own
 import * as attentionRuleDays from '../../db/migrations/20261127_023_attention_rule_days';
 import * as returnsDateCovering from '../../db/migrations/20261128_024_returns_date_covering';
 import * as riderNameGrams from '../../db/migrations/20261128_025_rider_name_grams';
+import * as streamDateCovering from '../../db/migrations/20261128_026_stream_date_covering';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -56,6 +57,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261127_023_attention_rule_days', attentionRuleDays],
   ['20261128_024_returns_date_covering', returnsDateCovering],
   ['20261128_025_rider_name_grams', riderNameGrams],
+  ['20261128_026_stream_date_covering', streamDateCovering],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */

@@ -1,7 +1,6 @@
 import { sql } from '../db/knex';
 import { applyScope, type Scope } from '../filters/scope';
 
-
 // What the admin filter forms offer by name, and the names their chips show for the ids in a URL.
 // A supervisor limited to one 3PL is offered only what concerns that 3PL's riders.
 

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { sql } from '../db/knex';
 import { applyFilters } from '../filters/apply';
 import type { ParamDef, ParamValues, Params } from '../filters/define';
@@ -39,4 +40,22 @@ export function keptKeys<P extends Params>(
     }),
   ) as unknown as P;
   return applyScope(applyFilters(sql(table), onTable, values), values, company);
+}
+
+/** The few rows whose names a stream's rows carry: 3PLs, products, variations, users (tens, not a fleet). */
+export type NamedTable = 'companies' | 'products' | 'product_variations' | 'app_users';
+
+/**
+ * `builder` with relation `alias` holding one column, `name`: the name of row `key` of `table`, looked
+ * up without a join. The table is read once for the statement (an uncorrelated subquery, which
+ * PostgreSQL runs once as an InitPlan) into a JSON object by id, and each row reads its name from it;
+ * the LATERAL subquery is flattened into the select list. A full stream then reads one relation, its
+ * table's date index, in order: with five joined names PostgreSQL preferred to read every exchange and
+ * sort them before the first left (0.8 s at 100,000 riders), where this reads the index alone and
+ * sorts nothing, in less time in all (0.86 against 0.97 s for COPY of the statement).
+ */
+export function withName(builder: Knex.QueryBuilder, alias: string, table: NamedTable, key: string) {
+  return builder.joinRaw(
+    `CROSS JOIN LATERAL (SELECT (SELECT jsonb_object_agg(id, name) FROM ${table}) ->> (${key})::text AS name) AS ${alias}`,
+  );
 }

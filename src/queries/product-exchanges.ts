@@ -9,7 +9,7 @@ import { jsonObject } from '../wire/shape';
 import { ProductExchange } from '../wire/shapes';
 import { datetime, jsonColumn } from '../wire/sql-fragments';
 import { bigintKey, byCompany, textKey, timeKey, type ListSort } from './keyset';
-import { keptKeys } from './list-keys';
+import { keptKeys, withName } from './list-keys';
 
 export const params = defineParams({
   rider_id: riderId('oa.rider_id', 'Only exchanges by this rider.'),
@@ -91,17 +91,16 @@ export function adminKeys(values: Filters) {
 
 /**
  * The contract's Product exchange object, ordered by exchange date then id: the exchanges alone, in the
- * order of their date index, with the 3PL and item names looked up from the kept ids (as /product-returns).
+ * order of their date index, with the 3PL and item names looked up from the kept ids (withName: no join).
  */
 export function wire(values: Filters) {
-  return adminKeys(values)
-    .join('companies as c', 'c.id', 'e.company_id')
-    .join('products as op', 'op.id', 'e.old_product_id')
-    .join('product_variations as ov', 'ov.id', 'e.old_variation_id')
-    .join('products as np', 'np.id', 'e.new_product_id')
-    .join('product_variations as nv', 'nv.id', 'e.new_variation_id')
-    .select(jsonColumn(jsonObject(ProductExchange)))
-    .orderBy([{ column: 'e.exchanged_at' }, { column: 'e.id' }]);
+  const builder = adminKeys(values);
+  withName(builder, 'c', 'companies', 'e.company_id');
+  withName(builder, 'op', 'products', 'e.old_product_id');
+  withName(builder, 'ov', 'product_variations', 'e.old_variation_id');
+  withName(builder, 'np', 'products', 'e.new_product_id');
+  withName(builder, 'nv', 'product_variations', 'e.new_variation_id');
+  return builder.select(jsonColumn(jsonObject(ProductExchange))).orderBy([{ column: 'e.exchanged_at' }, { column: 'e.id' }]);
 }
 
 // ---------------------------------------------------------------------------------------------

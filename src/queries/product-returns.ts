@@ -8,7 +8,7 @@ import { jsonObject } from '../wire/shape';
 import { ProductReturn } from '../wire/shapes';
 import { datetime, jsonColumn } from '../wire/sql-fragments';
 import { bigintKey, byCompany, byProduct, textKey, timeKey, type ListSort } from './keyset';
-import { keptKeys } from './list-keys';
+import { keptKeys, withName } from './list-keys';
 
 export const params = defineParams({
   rider_id: riderId('a.rider_id', 'Only returns by this rider.'),
@@ -56,16 +56,15 @@ export function adminKeys(values: Filters) {
 
 /**
  * The contract's Product return object, ordered by return date then id: the returns alone, in the order
- * of their date index, with the 3PL and item names looked up from the kept ids. No join grows with the
- * fleet, and the first row leaves at once: a full answer streams from its first byte, not after a sort.
+ * of their date index, with the 3PL and item names looked up from the kept ids (withName: no join), so
+ * the first row leaves at once: a full answer streams from its first byte, not after a sort.
  */
 export function wire(values: Filters) {
-  return adminKeys(values)
-    .join('companies as c', 'c.id', 'pr.company_id')
-    .join('products as p', 'p.id', 'pr.product_id')
-    .join('product_variations as v', 'v.id', 'pr.variation_id')
-    .select(jsonColumn(jsonObject(ProductReturn)))
-    .orderBy([{ column: 'pr.returned_at' }, { column: 'pr.id' }]);
+  const builder = adminKeys(values);
+  withName(builder, 'c', 'companies', 'pr.company_id');
+  withName(builder, 'p', 'products', 'pr.product_id');
+  withName(builder, 'v', 'product_variations', 'pr.variation_id');
+  return builder.select(jsonColumn(jsonObject(ProductReturn))).orderBy([{ column: 'pr.returned_at' }, { column: 'pr.id' }]);
 }
 
 // ---------------------------------------------------------------------------------------------
