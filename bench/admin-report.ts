@@ -1,5 +1,6 @@
 // The admin group's tables and verdicts (Markdown, as the other groups').
 import type { AdminResult, PageMeasure } from './admin';
+import type { TeamResult } from './admin-team';
 import { ADMIN_TARGETS } from './admin-pages';
 import type { Verdict } from './report';
 
@@ -81,6 +82,37 @@ export function isolationTable(r: AdminResult): string {
   );
 }
 
+/** The team scenario: the supervisors alone, beside the deep pages and the API, and the deep pages' client. */
+export function teamTable(r: AdminResult): string {
+  const t = r.team;
+  if (!t) return '';
+  const row = (what: string, load: TeamResult['alone']) => [
+    what,
+    String(load.answers),
+    load.pagesPerSecond.toFixed(1),
+    ms(load.latency.medianMs),
+    ms(load.latency.p95Ms),
+    ms(load.latency.maxMs),
+    Object.entries(load.statuses)
+      .map(([s, n]) => `${s} ×${n}`)
+      .join(', '),
+    String(load.unexpected),
+  ];
+  return [
+    table(
+      ['clients', 'pages', 'pages/s', 'p50 ms', 'p95 ms', 'max ms', 'answers', 'unexpected'],
+      [
+        row(`${t.supervisors} supervisors`, t.alone),
+        row(`${t.supervisors} supervisors, beside the deep pages and the API`, t.together),
+        row('1 client on the deep pages, beside them', t.deep),
+      ],
+    ),
+    '',
+    `API (${t.api.path} by a random rider, ${t.api.connections} connections): ${t.api.alone.rps.toFixed(0)} req/s alone, ` +
+      `${t.api.beside.rps.toFixed(0)} req/s beside the team (${t.api.ratio.toFixed(2)}x); non-2xx ${t.api.alone.non2xx + t.api.beside.non2xx}, errors ${t.api.alone.errors + t.api.beside.errors}.`,
+  ].join('\n');
+}
+
 export function adminVerdicts(r: AdminResult): Verdict[] {
   const failing = r.pages.filter((p) => !p.pass);
   const verdicts: Verdict[] = [];
@@ -104,6 +136,13 @@ export function adminVerdicts(r: AdminResult): Verdict[] {
       target: `API p99 with ${iso.slowPages.length} slow admin pages running <= ${ADMIN_TARGETS.maxIsolationP99Ratio}x without, no 503`,
       pass: iso.pass,
       detail: `${iso.apiPath} by a random rider at ${iso.connections} connections: ${iso.medianP99Ratio.toFixed(2)}x (median of ${iso.runs.length}); API non-2xx ${iso.api503OrOther}, admin 503 ${iso.admin503}`,
+    });
+  const team = r.team;
+  if (team)
+    verdicts.push({
+      target: `${team.supervisors} supervisors without pause: p95 <= ${team.targets.p95Ms} ms, also beside a client on the deep pages; every answer expected; the API >= ${team.targets.minApiRatio}x its rate alone, no failure`,
+      pass: team.pass,
+      detail: `p95 ${ms(team.alone.latency.p95Ms)} ms alone, ${ms(team.together.latency.p95Ms)} ms beside; unexpected ${team.alone.unexpected + team.together.unexpected + team.deep.unexpected}; API ${team.api.ratio.toFixed(2)}x`,
     });
   return verdicts;
 }

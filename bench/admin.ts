@@ -36,6 +36,7 @@ import {
   type BenchServer,
   type DatasetInfo,
 } from './dataset';
+import { runTeam, type TeamResult } from './admin-team';
 import { runLoad, type LoadResult } from './http-load';
 import type { BenchOptions } from './options';
 import { startService, type RunningService } from './service';
@@ -102,6 +103,7 @@ export interface AdminResult {
   connections: number;
   pages: AdminPageResult[];
   isolation?: IsolationResult;
+  team?: TeamResult;
 }
 
 export const ADMIN_CONNECTIONS = 4;
@@ -351,6 +353,8 @@ export async function runAdmin(
   const pages = options.adminPages ? derived.pages.filter((p) => options.adminPages!.test(p.name)) : derived.pages;
   for (const s of derived.skipped) log(`Not measured: ${s.list} filter ${s.filter} (${s.reason})`);
 
+  if (options.adminTeamOnly) return teamOnly(server, pages, derived, options, log);
+
   const sameSize = options.compareRiders === options.riders;
   const compareDb = sameSize ? BENCH_DATABASE : compareDatabase(options.compareRiders);
   const compareUrl = benchDatabaseUrl(server, compareDb);
@@ -425,6 +429,12 @@ export async function runAdmin(
         `\nIsolation: ${options.duration} s of the API, alone and with ${slow.length} slow admin pages in a loop: ${slow.map((p) => p.name).join(', ')}`,
       );
       result.isolation = await runIsolation(main, mainBrowser, values.main, slow, options, log);
+      if (options.adminTeam > 0) {
+        log(
+          `\nTeam: ${options.adminTeam} supervisors on random pages for ${options.duration} s, then beside a client on the deep pages and the API`,
+        );
+        result.team = await runTeam(main, mainBrowser, values.main, pages, options, log);
+      }
     } finally {
       await compare.stop();
     }
@@ -432,4 +442,38 @@ export async function runAdmin(
     await main.stop();
   }
   return result;
+}
+
+/** `--admin-team-only`: the team scenario on the bench's dataset, nothing else. */
+async function teamOnly(
+  server: BenchServer,
+  pages: AdminPage[],
+  derived: Derived,
+  options: BenchOptions,
+  log: (msg: string) => void,
+): Promise<AdminResult> {
+  const values = await withClient(server.url, (client) => datasetValues(client, derived.samples));
+  const login = await supervisorFor(server.url);
+  const service = await startService(server.url, await issueBenchToken(server.url));
+  try {
+    log(`Service: pid ${service.pid} on ${service.base} (${options.riders} riders)`);
+    const browser = await AdminBrowser.signIn(service.base, login.username, login.password);
+    log(
+      `\nTeam: ${options.adminTeam} supervisors on ${pages.length} random pages for ${options.duration} s, then beside a client on the deep pages and the API`,
+    );
+    const team = await runTeam(service, browser, values, pages, { ...options, adminTeam: Math.max(1, options.adminTeam) }, log);
+    return {
+      riders: options.riders,
+      compareRiders: options.riders,
+      compareDatabase: BENCH_DATABASE,
+      values: { main: values },
+      skipped: derived.skipped,
+      requests: 0,
+      connections: options.adminTeam,
+      pages: [],
+      team,
+    };
+  } finally {
+    await service.stop();
+  }
 }

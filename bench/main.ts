@@ -21,7 +21,7 @@ import { children, serverNodeFlags, startBareServer, startService, type RunningS
 import { runStartup, type StartupResult } from './startup';
 import { profileTable, runProfile, type ProfileResult } from './profile';
 import { runAdmin, type AdminResult } from './admin';
-import { adminTable, adminVerdicts, isolationTable } from './admin-report';
+import { adminTable, adminVerdicts, isolationTable, teamTable } from './admin-report';
 
 const log = (message: string) => console.log(message);
 /** The code measured: the commit and how many files differed from it when the run began. */
@@ -271,6 +271,11 @@ function printAndSave(
     section(
       `The API beside slow admin pages (${results.admin.isolation.apiPath} by a random rider, ${results.admin.isolation.connections} connections; slow pages: ${results.admin.isolation.slowPages.join(', ')})`,
       isolationTable(results.admin),
+    );
+  if (results.admin?.team)
+    section(
+      `Supervisors at once (${results.admin.team.supervisors} on ${results.admin.team.pages} random pages, ${results.admin.team.seconds} s each part)`,
+      teamTable(results.admin),
     );
   if (verdicts.length) section('Targets', report.verdictTable(verdicts));
   if (!tools.pgbench) out.push('', 'pgbench was not found (PATH, /usr/lib/postgresql/*/bin): no PostgreSQL-alone figures or ratios.');

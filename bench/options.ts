@@ -47,6 +47,10 @@ export interface BenchOptions {
   adminAscendingOnly: boolean;
   /** admin: only the pages whose name matches. */
   adminPages?: RegExp;
+  /** admin: supervisors of the team scenario (0: none). */
+  adminTeam: number;
+  /** admin: the team scenario only, on the bench's dataset (no per-page figures, no second dataset). */
+  adminTeamOnly: boolean;
 }
 
 export const usage = `usage: npm run bench -- [options]
@@ -79,6 +83,8 @@ export const usage = `usage: npm run bench -- [options]
   --admin-api-connections N  admin: connections of the API load in the isolation scenario (default 4)
   --admin-ascending-only    admin: sort each sortable column ascending only, not both ways
   --admin-pages REGEX   admin: only the pages whose name matches (e.g. 'checks|riders/:rider')
+  --admin-team N        admin: supervisors opening random pages without pause in the team scenario (default 8; 0: none)
+  --admin-team-only     admin: the team scenario alone, at --riders (no per-page figures, no second dataset)
   --replicas N      with --processes M: the rider scenarios on 0/N hot standbys of the embedded bench
                     server × 1/M worker processes (and the rate-limit store's cost), each database's
                     share of the statements; instead of the other groups
@@ -125,6 +131,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       'admin-api-connections': { type: 'string' },
       'admin-ascending-only': { type: 'boolean' },
       'admin-pages': { type: 'string' },
+      'admin-team': { type: 'string' },
+      'admin-team-only': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -171,5 +179,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     adminApiConnections: whole('admin-api-connections', values['admin-api-connections'], 4),
     adminAscendingOnly: values['admin-ascending-only'] ?? false,
     adminPages: values['admin-pages'] ? new RegExp(values['admin-pages']) : undefined,
+    adminTeam: whole('admin-team', values['admin-team'], 8, 0),
+    adminTeamOnly: values['admin-team-only'] ?? false,
   };
 }

@@ -2,6 +2,8 @@ import { allLists } from '../src/admin/lists';
 import { csrfTokenOf, mergeCookies } from '../bench/admin-client';
 import { adminPages, latencyStats, pagePasses, resolvePage, withinRatio, type ListShape } from '../bench/admin-pages';
 import { deepPageAtBoth, slowPages, type AdminPageResult } from '../bench/admin';
+import { TEAM_TARGETS } from '../bench/admin-team';
+import { parseOptions } from '../bench/options';
 
 const options = { deepPage: 400, bothDirections: true };
 
@@ -184,5 +186,21 @@ describe('bench --only admin: signing in as a browser', () => {
     mergeCookies(jar, ['rider_equipment.sid=s%3Aone; Path=/admin; HttpOnly']);
     mergeCookies(jar, ['rider_equipment.sid=s%3Atwo; Path=/admin; HttpOnly; SameSite=Lax']);
     expect([...jar]).toEqual([['rider_equipment.sid', 's%3Atwo']]);
+  });
+});
+
+describe('bench --only admin: the team scenario', () => {
+  test('asked for by its options: 8 supervisors by default, none with --admin-team 0, alone with --admin-team-only', () => {
+    expect(parseOptions(['--only', 'admin'])).toEqual(expect.objectContaining({ adminTeam: 8, adminTeamOnly: false }));
+    expect(parseOptions(['--only', 'admin', '--admin-team', '0']).adminTeam).toBe(0);
+    expect(parseOptions(['--only', 'admin', '--admin-team-only', '--admin-team', '3'])).toEqual(
+      expect.objectContaining({ adminTeam: 3, adminTeamOnly: true }),
+    );
+    expect(() => parseOptions(['--admin-team', 'many'])).toThrow(/--admin-team must be a whole number/);
+  });
+
+  test('targets: p95 300 ms up to 100,000 riders, 450 ms past it; the API at 0.7x its rate alone', () => {
+    expect([TEAM_TARGETS.p95Ms(10000), TEAM_TARGETS.p95Ms(100000), TEAM_TARGETS.p95Ms(1000000)]).toEqual([300, 300, 450]);
+    expect(TEAM_TARGETS.minApiRatio).toBe(0.7);
   });
 });
