@@ -22,6 +22,7 @@ import { runStartup, type StartupResult } from './startup';
 import { profileTable, runProfile, type ProfileResult } from './profile';
 import { runAdmin, type AdminResult } from './admin';
 import { adminTable, adminVerdicts, isolationTable, teamTable } from './admin-report';
+import { recordInto, type RecordedSection } from './record';
 
 const log = (message: string) => console.log(message);
 /** The code measured: the commit and how many files differed from it when the run began. */
@@ -247,41 +248,74 @@ function printAndSave(
       .map((l) => l.toFixed(1))
       .join(' ')} at the end.`,
   );
-  const section = (title: string, body: string) => out.push('', `### ${title}`, '', body);
+  const sections: RecordedSection[] = [];
+  const section = (key: string, title: string, body: string) => {
+    out.push('', `### ${title}`, '', body);
+    sections.push({ key, title, body });
+  };
   const byGroup = (g: string) => load.filter((r) => r.group === g);
-  if (byGroup('rider').length) section('Filtered by a random rider', report.loadTable(byGroup('rider')));
+  if (byGroup('rider').length) section('rider', 'Filtered by a random rider', report.loadTable(byGroup('rider')));
   if (results.scale) {
-    section('Layouts: replicas × processes (rider scenarios)', scaleTable(results.scale));
+    section('layouts', 'Layouts: replicas × processes (rider scenarios)', scaleTable(results.scale));
     const first = results.scale[0];
-    if (first) section(`PostgreSQL alone on the same SQL (pgbench, measured in the first layout)`, report.loadTable(first.scenarios));
+    if (first)
+      section(
+        'layouts-pgbench',
+        `PostgreSQL alone on the same SQL (pgbench, measured in the first layout)`,
+        report.loadTable(first.scenarios),
+      );
   }
   if (results.profile)
-    section('CPU per request by component, µs (node --cpu-prof), service against the bare server', profileTable(results.profile));
-  if (byGroup('date').length) section(`One week by date (${options.dateConnections} connections)`, report.loadTable(byGroup('date')));
-  if (byGroup('page').length) section('/v2/rider-equipment-list pages', report.pageTable(byGroup('page')));
-  if (streams.length) section(`Full streams (median of ${options.streamRuns}; RSS: the largest)`, report.streamTable(streams));
-  if (abort.length) section('Abandoned downloads', abortTable(abort, [...new Set(abort.map((a) => a.streamPoolMax))].join('/')));
-  if (startup) section('Startup', report.startupTable(startup));
+    section(
+      'profile',
+      'CPU per request by component, µs (node --cpu-prof), service against the bare server',
+      profileTable(results.profile),
+    );
+  if (byGroup('date').length)
+    section('date', `One week by date (${options.dateConnections} connections)`, report.loadTable(byGroup('date')));
+  if (byGroup('page').length) section('page', '/v2/rider-equipment-list pages', report.pageTable(byGroup('page')));
+  if (streams.length) section('streams', `Full streams (median of ${options.streamRuns}; RSS: the largest)`, report.streamTable(streams));
+  if (abort.length) section('abort', 'Abandoned downloads', abortTable(abort, [...new Set(abort.map((a) => a.streamPoolMax))].join('/')));
+  if (startup) section('startup', 'Startup', report.startupTable(startup));
   if (results.admin?.pages.length)
     section(
+      'admin-pages',
       `Admin pages, signed in (median and p95 of ${results.admin.requests} sequential requests, and of ${results.admin.connections} concurrent clients × ${Math.ceil(results.admin.requests / results.admin.connections)}; ratio: median at ${results.admin.riders} over ${results.admin.compareRiders} riders)`,
       adminTable(results.admin),
     );
   if (results.admin?.isolation)
     section(
+      'admin-isolation',
       `The API beside slow admin pages (${results.admin.isolation.apiPath} by a random rider, ${results.admin.isolation.connections} connections; slow pages: ${results.admin.isolation.slowPages.join(', ')})`,
       isolationTable(results.admin),
     );
   if (results.admin?.team)
     section(
+      'admin-team',
       `Supervisors at once (${results.admin.team.supervisors} on ${results.admin.team.pages} random pages, ${results.admin.team.seconds} s each part)`,
       teamTable(results.admin),
     );
-  if (verdicts.length) section('Targets', report.verdictTable(verdicts));
+  if (verdicts.length) section('targets', 'Targets', report.verdictTable(verdicts));
   if (!tools.pgbench) out.push('', 'pgbench was not found (PATH, /usr/lib/postgresql/*/bin): no PostgreSQL-alone figures or ratios.');
   if (!tools.psql) out.push('', 'psql was not found (PATH, /usr/lib/postgresql/*/bin): no COPY comparison.');
   if (results.errors.length) out.push('', '### Errors', '', ...results.errors.map((e) => `- ${e.split('\n')[0]}`));
   log(out.join('\n'));
+  if (options.record && results.dataset) {
+    const day = started.toISOString().slice(0, 10);
+    const header = `\`${command}\` at ${code} on ${day}; ${where}${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} at the end.`;
+    const { written, missing } = recordInto(
+      path.join(projectRoot, 'docs', 'BENCHMARKS.md'),
+      sections,
+      results.dataset.counts.riders,
+      header,
+    );
+    log(
+      `\n--record: docs/BENCHMARKS.md ${written.length ? `regions written: ${written.join(', ')}` : 'unchanged'}${missing.length ? `; no region for ${missing.join(', ')}` : ''}`,
+    );
+  }
 
   const dir = path.join(projectRoot, 'bench-results');
   fs.mkdirSync(dir, { recursive: true });

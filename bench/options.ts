@@ -51,6 +51,8 @@ export interface BenchOptions {
   adminTeam: number;
   /** admin: the team scenario only, on the bench's dataset (no per-page figures, no second dataset). */
   adminTeamOnly: boolean;
+  /** Write the run's tables into their regions of docs/BENCHMARKS.md (bench/record.ts). */
+  record: boolean;
 }
 
 export const usage = `usage: npm run bench -- [options]
@@ -85,6 +87,7 @@ export const usage = `usage: npm run bench -- [options]
   --admin-pages REGEX   admin: only the pages whose name matches (e.g. 'checks|riders/:rider')
   --admin-team N        admin: supervisors opening random pages without pause in the team scenario (default 8; 0: none)
   --admin-team-only     admin: the team scenario alone, at --riders (no per-page figures, no second dataset)
+  --record          write the run's tables into their regions of docs/BENCHMARKS.md, replacing the last run's
   --replicas N      with --processes M: the rider scenarios on 0/N hot standbys of the embedded bench
                     server × 1/M worker processes (and the rate-limit store's cost), each database's
                     share of the statements; instead of the other groups
@@ -133,6 +136,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'admin-pages': { type: 'string' },
       'admin-team': { type: 'string' },
       'admin-team-only': { type: 'boolean' },
+      record: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -181,5 +185,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     adminPages: values['admin-pages'] ? new RegExp(values['admin-pages']) : undefined,
     adminTeam: whole('admin-team', values['admin-team'], 8, 0),
     adminTeamOnly: values['admin-team-only'] ?? false,
+    record: values.record ?? false,
   };
 }
