@@ -5,7 +5,7 @@ import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { sessionKey } from '../http/stream-limit';
 import { invalidQuery, type FieldErrors } from '../http/errors';
-import { cappedCount, orderAll, pageKeys, pageRows, sortKeys } from '../queries/keyset';
+import { cappedCount, orderAll, pageKeys, pageRows, sortKeys, type SortKey } from '../queries/keyset';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { href, stringQuery, without, type Query } from '../html/urls';
@@ -58,7 +58,7 @@ async function valuesOf(context: ListContext, req: Request, res: Response, targe
     const values: Values = { ...judged.values, ...scopeOf(res) };
     const { sort, dir } = sortOf(context, values);
     const perPage = Number(values.per_page ?? DEFAULT_PER_PAGE);
-    return { ...values, position: positionOf(values, sortKeys(context.resource.sorts[sort], dir), perPage) };
+    return { ...values, position: positionOf(values, sortKeys(context.resource.sorts[sort], dir), perPage, dir) };
   } catch (error) {
     const errors = fieldErrorsOf(error);
     if (!errors) throw error;
@@ -100,6 +100,13 @@ async function readPage(context: ListContext, res: Response, values: Values, pos
   return { found, total };
 }
 
+/** The pager's "Go to a day" form (with the list's settings as hidden fields), for a list ordered by a date. */
+function dayFormOf(keys: readonly SortKey[], path: string, settings: Query, position: Position) {
+  if (keys.length !== 1 || keys[0].type !== 'timestamptz') return undefined;
+  const hidden = Object.entries(settings).filter(([, value]) => value !== '' && value !== undefined);
+  return { action: path, hidden, value: position.day ?? '' };
+}
+
 /** The table, the pager and the page's links, as views/admin/list.ejs draws them. */
 function listModel(context: ListContext, req: Request, values: Values, read: Awaited<ReturnType<typeof readPage>>) {
   const { resource, filterNames, path } = context;
@@ -128,6 +135,9 @@ function listModel(context: ListContext, req: Request, values: Values, read: Awa
     csvHref: href(`${path}.csv`, without(listSettings, 'per_page')),
     printHref: resource.printable ? links.reports(filtersOnly) : undefined,
     resetHref: path,
+    // "Go to a day" beside the pager, for an order by a date: a deep row reached by its day, not a page number.
+    dayForm: dayFormOf(sortKeys(resource.sorts[sort], dir), path, listSettings, position),
+    day: position.day,
     filtered: Object.keys(filtersOnly).some((name) => filtersOnly[name] !== ''),
     headers: headersOf(shown, path, listSettings, sort, dir),
     rows: rowsOf(shown, rows),

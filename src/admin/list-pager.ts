@@ -21,6 +21,8 @@ export interface Position {
   /** The page's number from the start, or from the end (1: the last), when known. */
   page?: number;
   fromEnd?: number;
+  /** The day gone to (`day`), when the page starts there. */
+  day?: string;
 }
 
 /** A row's sort key, as the link parameter: its keys' values and its id, as base64url JSON. */
@@ -41,14 +43,32 @@ function decodeCursor(name: string, text: string, keys: readonly SortKey[]): str
   return parsed as string[];
 }
 
-/** Where the request's page is, from its validated values; a 400 for a cursor of no row or of another sort. */
-export function positionOf(values: Values, keys: readonly SortKey[], perPage: number): Position {
+/** The largest row id: a day's cursor in an order from the newest sits after every row of the day after. */
+const LAST_ID = '9223372036854775807';
+
+/**
+ * Where the request's page is, from its validated values; a 400 for a cursor of no row or of another
+ * sort. `day` (a list ordered by a date first) is a cursor at that day's start in the session's time
+ * zone: oldest first, the rows from that day on; newest first, the rows of that day and before.
+ */
+export function positionOf(values: Values, keys: readonly SortKey[], perPage: number, dir: 'asc' | 'desc' = 'asc'): Position {
   const page = values.page as number | undefined;
   const fromEnd = values.from_end as number | undefined;
   const after = values.after as string | undefined;
   const before = values.before as string | undefined;
+  const day = values.day as string | undefined;
   if (after !== undefined && before !== undefined) throw invalidQuery({ before: ['may not be given with the Next link’s position'] });
   if (page !== undefined && fromEnd !== undefined) throw invalidQuery({ from_end: ['may not be given with a Page'] });
+  if (day !== undefined) {
+    if (keys[0]?.type !== 'timestamptz' || keys.length !== 1)
+      throw invalidQuery({ day: ['is for a list ordered by a date: sort it by its date first'] });
+    if ([page, fromEnd, after, before].some((v) => v !== undefined))
+      throw invalidQuery({ day: ['may not be given with a page or a Next or Previous link'] });
+    const next = new Date(`${day}T00:00:00Z`);
+    next.setUTCDate(next.getUTCDate() + 1);
+    const cursor = dir === 'asc' ? [`${day} 00:00:00`, '0'] : [`${next.toISOString().slice(0, 10)} 00:00:00`, LAST_ID];
+    return { backwards: false, cursor, offset: 0, day };
+  }
   if (after !== undefined) return { backwards: false, cursor: decodeCursor('after', after, keys), offset: 0, page, fromEnd };
   if (before !== undefined) return { backwards: true, cursor: decodeCursor('before', before, keys), offset: 0, page, fromEnd };
   if (fromEnd !== undefined) return { backwards: true, offset: (fromEnd - 1) * perPage, fromEnd };

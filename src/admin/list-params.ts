@@ -24,6 +24,11 @@ export function listParams(sorts: readonly Choice[]) {
       label: 'The Previous link',
       description: 'The rows before this one (a Previous link’s sort key of its first row).',
     },
+    day: {
+      type: 'date',
+      label: 'Go to a day',
+      description: 'The rows from this day on, in the list’s order (for an order by date: newest first, the day and before it).',
+    },
     per_page: { type: 'enum', values: PER_PAGE_CHOICES, label: 'Rows per page', description: 'Rows per page: 25, 50 or 100.' },
     sort: enumParam(sorts, { label: 'Sort by', description: 'The column the rows are ordered by.' }),
     dir: enumParam(
@@ -37,7 +42,7 @@ export function listParams(sorts: readonly Choice[]) {
 }
 
 /** The parameters that say where in the list a page is: a new filter, sort or page size drops them. */
-export const POSITION_PARAM_NAMES = ['page', 'from_end', 'after', 'before'] as const;
+export const POSITION_PARAM_NAMES = ['page', 'from_end', 'after', 'before', 'day'] as const;
 
 /** Names of the list parameters, which the filter form carries as hidden fields or leaves out. */
 export const LIST_PARAM_NAMES = Object.keys(listParams([])) as ReadonlyArray<string>;

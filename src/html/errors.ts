@@ -25,8 +25,8 @@ function overBudget(thrown: unknown): HttpError | undefined {
   return new HttpError(
     503,
     'This page needed the database for longer than a page may, so it was stopped. Narrow it to get it at once: ' +
-      'choose a 3PL, a shorter date range or one rider; a page far from the start is quicker to reach by sorting the ' +
-      'other way, or by a date filter, than by its number.',
+      'choose a 3PL, a shorter date range or one rider; a page far from the start is quicker to reach by its day ' +
+      '(“Go to a day”, below the list), by sorting the other way or by Last, than by its number.',
     { title: 'This page took too long', cause: thrown },
   );
 }
