@@ -14,9 +14,8 @@ export interface Metrics {
   serve: RequestHandler;
 }
 
-/** The route pattern: set by a dispatcher that serves several paths from one route (res.locals.route), else Express's. */
-function routeOf(req: Request, res: Response): string {
-  if (typeof res.locals.route === 'string') return res.locals.route;
+/** The route pattern (Express's route, never the raw path), else 'unmatched'. */
+function routeOf(req: Request): string {
   return req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
 }
 
@@ -125,7 +124,7 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
   function answered(this: Response) {
     answers.add(
       this.req.method,
-      routeOf(this.req, this),
+      routeOf(this.req),
       this.statusCode,
       (performance.now() - (this.locals.requestStarted as number)) / 1000,
     );

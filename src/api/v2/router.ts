@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import express, { type RequestHandler } from 'express';
 import type { Reader } from '../../db/pool';
 import { HttpError } from '../../http/errors';
 import { compilePerShape } from '../../filters/compiled';
@@ -29,25 +29,6 @@ function statementName(text: string): string {
   return name;
 }
 
-/** An operation's handler, and its route label for the metrics (made once per mount path, not per request). */
-class Operation {
-  private base?: string;
-  private label = '';
-
-  constructor(
-    readonly key: string,
-    readonly handler: (req: Request, res: Response) => Promise<void>,
-  ) {}
-
-  route(baseUrl: string): string {
-    if (baseUrl !== this.base) {
-      this.base = baseUrl;
-      this.label = `${baseUrl}${this.key}`;
-    }
-    return this.label;
-  }
-}
-
 export interface ApiAccess {
   tokens: TokenCache;
   perMinute: number;
@@ -72,10 +53,11 @@ export interface ApiDeps {
 }
 
 /**
- * The API, mounted at /v2, as one function rather than a Router: every API request passes the same
- * steps (no-store, the token and its limit, the operation by its path), and a Router's per-layer
- * matching and dispatch were a measurable part of what the service adds to each answer. Without
- * `access`, the API is open: the service only allows that when told to (AUTH=off).
+ * The API, mounted at /v2: an Express Router. Every request gets the API's headers and no-store, then
+ * CORS, then (but for the OpenAPI document) the token and its limit, then its operation (GET and HEAD;
+ * 405 for other methods), else a 404. Without `access`, the API is open: the service only allows that
+ * when told to (AUTH=off). (A hand-written dispatcher stood here; measured against this Router on the
+ * same answers it gained nothing: src/runtime/README.md.)
  */
 export function createApiRouter({ pool, streamPool, streamLimit, placeCap, log, access, headers, cors }: ApiDeps): RequestHandler {
   const openApiDocument = buildOpenApiDocument(allOperations, { auth: Boolean(access) }); // built once: it changes only with the code
@@ -86,79 +68,60 @@ export function createApiRouter({ pool, streamPool, streamLimit, placeCap, log, 
         tokenRateLimit(access.perMinute, access.stores('token-requests:')),
       ])
     : undefined;
-  const problems = problemHandler(log);
 
-  const handlers = new Map<string, Operation>();
-  for (const operation of allOperations) {
-    const compile = compilePerShape(operation.params, operation.build);
-    handlers.set(
-      operation.path,
-      new Operation(operation.path, async (req, res) => {
-        const given = operation.validate.now(req.query as Record<string, unknown>);
-        // Only a refused value makes validation wait (for express-validator's messages).
-        const validated = given instanceof Promise ? await given : given;
-        // A token limited to one 3PL sees only that company's riders, whatever the filters say.
-        // (validated is this request's own object: the company is written into it.)
-        const values = validated as typeof validated & { company_id?: string };
-        values.company_id = (res.locals.access as TokenAccess | undefined)?.companyId ?? undefined;
-        if (req.method === 'HEAD') {
-          res.status(200).type('application/json').end();
-          return;
-        }
-        const query = compile(values);
-        if (operation.stream && !(operation.boundedBy && (validated as Record<string, unknown>)[operation.boundedBy] !== undefined)) {
-          const { key, what } = tokenKey(req, res);
-          const stream = () => streamJsonArray(streamPool, query, res);
-          // The token's own limit first (STREAMS_PER_TOKEN: the most telling refusal), then, whatever it
-          // says, neither one token nor one address ever holds every place.
-          if (!placeCap) return void (await streamLimit.run(key, what, stream));
-          const byAddress = () => placeCap.run(`api-address:${req.ip}`, 'This address', stream);
-          const capped = key === `address:${req.ip}` ? byAddress : () => placeCap.run(`api-${key}`, what, byAddress);
-          await streamLimit.run(key, what, capped);
-          return;
-        }
-        const rows = await queryRows<[Buffer]>(pool, bytesQuery(statementName(query.text), query.text, query.values), clientSignal(res));
-        sendJsonText(
-          res,
-          answerPieces(
-            operation.stream,
-            rows.map((row) => row[0]),
-          ),
-        );
-      }),
-    );
-  }
-
-  /** The operation at a path, matched as Express matches a route's path: any letter case, one trailing slash. */
-  const operationAt = (path: string) => handlers.get(path) ?? handlers.get(path.toLowerCase().replace(/(.)\/$/, '$1'));
-
-  // After the token and its limit: the operation (GET and HEAD), 405 for other methods, else 404.
-  const dispatch = (req: Request, res: Response, fail: (error: unknown) => void) => {
-    const found = operationAt(req.path);
-    // The metrics' route label: the operation's path, never the raw one.
-    res.locals.route = found ? found.route(req.baseUrl) : 'unmatched';
-    if (!found) return fail(new HttpError(404, `There is no operation at ${req.baseUrl}${req.path}.`));
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return fail(new HttpError(405, `${req.method} is not allowed here; use GET or HEAD.`, { headers: { Allow: 'GET, HEAD' } }));
-    }
-    found.handler(req, res).catch(fail);
-  };
-
-  const afterCors = (req: Request, res: Response, fail: (error: unknown) => void) => {
-    if ((req.method === 'GET' || req.method === 'HEAD') && req.path === '/openapi.json') {
-      res.locals.route = `${req.baseUrl}/openapi.json`;
-      res.json(openApiDocument);
-      return;
-    }
-    if (!checks) return dispatch(req, res, fail);
-    checks(req, res, (error?: unknown) => (error ? fail(error) : dispatch(req, res, fail)));
-  };
-
-  return (req, res, next) => {
-    const fail = (error: unknown) => problems(error, req, res, next);
+  const router = express.Router();
+  router.use((req, res, next) => {
     headers(req, res);
     res.setHeader('Cache-Control', 'no-store');
-    if (!cors) return afterCors(req, res, fail);
-    cors(req, res, (error?: unknown) => (error ? fail(error) : afterCors(req, res, fail)));
-  };
+    next();
+  });
+  if (cors) router.use(cors);
+  router.get('/openapi.json', (_req, res) => void res.json(openApiDocument));
+  if (checks) router.use(checks);
+
+  for (const operation of allOperations) {
+    const compile = compilePerShape(operation.params, operation.build);
+    // GET answers HEAD too (Express routes a HEAD to the GET of its path).
+    router.get(operation.path, async (req, res) => {
+      const given = operation.validate.now(req.query as Record<string, unknown>);
+      // Only a refused value makes validation wait (for express-validator's messages).
+      const validated = given instanceof Promise ? await given : given;
+      // A token limited to one 3PL sees only that company's riders, whatever the filters say.
+      // (validated is this request's own object: the company is written into it.)
+      const values = validated as typeof validated & { company_id?: string };
+      values.company_id = (res.locals.access as TokenAccess | undefined)?.companyId ?? undefined;
+      if (req.method === 'HEAD') {
+        res.status(200).type('application/json').end();
+        return;
+      }
+      const query = compile(values);
+      if (operation.stream && !(operation.boundedBy && (validated as Record<string, unknown>)[operation.boundedBy] !== undefined)) {
+        const { key, what } = tokenKey(req, res);
+        const stream = () => streamJsonArray(streamPool, query, res);
+        // The token's own limit first (STREAMS_PER_TOKEN: the most telling refusal), then, whatever it
+        // says, neither one token nor one address ever holds every place.
+        if (!placeCap) return void (await streamLimit.run(key, what, stream));
+        const byAddress = () => placeCap.run(`api-address:${req.ip}`, 'This address', stream);
+        const capped = key === `address:${req.ip}` ? byAddress : () => placeCap.run(`api-${key}`, what, byAddress);
+        await streamLimit.run(key, what, capped);
+        return;
+      }
+      const rows = await queryRows<[Buffer]>(pool, bytesQuery(statementName(query.text), query.text, query.values), clientSignal(res));
+      sendJsonText(
+        res,
+        answerPieces(
+          operation.stream,
+          rows.map((row) => row[0]),
+        ),
+      );
+    });
+    router.all(operation.path, (req) => {
+      throw new HttpError(405, `${req.method} is not allowed here; use GET or HEAD.`, { headers: { Allow: 'GET, HEAD' } });
+    });
+  }
+  router.use((req) => {
+    throw new HttpError(404, `There is no operation at ${req.baseUrl}${req.path}.`);
+  });
+  router.use(problemHandler(log));
+  return router;
 }
