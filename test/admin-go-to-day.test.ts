@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { FAR_ROWS } from '../src/admin/list-page';
 import { testApp, type TestApp } from './support/app';
 
 // "Go to a day" beside the pager (issue 43): a deep row of a list ordered by a date is reached by its
@@ -53,5 +54,15 @@ describe('Go to a day', () => {
     expect(both.status).toBe(400);
     expect(both.text).toContain('may not be given with a page');
     expect((await request(t.app).get('/admin/checks?day=2025-02-30')).status).toBe(400);
+  });
+});
+
+describe('a page number far from the start of a list with an exact total', () => {
+  it('is past its end, said at once without reading the rows before it', async () => {
+    const res = await request(t.app)
+      .get(`/admin/checks?page=${FAR_ROWS / 25 + 2}`)
+      .expect(200);
+    expect(res.text).toMatch(/Page [0-9,]+ is past the end: there are [0-9,]+ pages./);
+    expect(res.text).not.toContain('too far to be counted');
   });
 });

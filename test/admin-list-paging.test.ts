@@ -169,9 +169,22 @@ describe('the list pages with a capped total', () => {
   });
 
   it('says so when a numbered page is past the end, with a link to the last page', async () => {
-    const html = await get('/admin/checks?page=100000');
+    const html = await get('/admin/checks?page=1000');
     expect(textOf(one(html, 'p.notice'))).toBe('This page is past the end of the list. Go to the last page.');
     expect(one(html, 'p.notice a').getAttribute('href')).toBe('/admin/checks?from_end=1');
+  });
+
+  it('reads no page number farther than FAR_ROWS rows in: it says how to reach those rows instead', async () => {
+    const html = await get('/admin/checks?page=100000');
+    expect(textOf(one(html, 'p.notice'))).toBe(
+      'This page starts 2,499,975 rows from the start of the list: too far to be counted out on each visit. Reach those rows at once ' +
+        'by their day (Go to a day, below), with Last, by sorting the other way, or by narrowing the filters (a 3PL, a shorter date range, one rider).',
+    );
+    expect([...parseHtml(html).querySelectorAll('p.notice a')].map((a) => a.getAttribute('href'))).toEqual([
+      '#go-to-day',
+      '/admin/checks?from_end=1',
+      '/admin/checks?dir=asc',
+    ]);
   });
 
   it('sorts by a column of another table (3PL, then date) in pages that follow each other', async () => {
