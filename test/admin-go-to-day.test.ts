@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { FAR_ROWS } from '../src/admin/list-page';
+import { FAR_ROWS, FAR_ROWS_UNKEYED } from '../src/admin/list-page';
 import { testApp, type TestApp } from './support/app';
 
 // "Go to a day" beside the pager (issue 43): a deep row of a list ordered by a date is reached by its
@@ -64,5 +64,12 @@ describe('a page number far from the start of a list with an exact total', () =>
       .expect(200);
     expect(res.text).toMatch(/Page [0-9,]+ is past the end: there are [0-9,]+ pages./);
     expect(res.text).not.toContain('too far to be counted');
+  });
+
+  it('is past the end of a rule list too, whose pages are read only 10,000 rows in (FAR_ROWS_UNKEYED)', async () => {
+    const res = await request(t.app)
+      .get(`/admin/attention/unchecked?per_page=100&page=${FAR_ROWS_UNKEYED / 100 + 2}`)
+      .expect(200);
+    expect(res.text).toMatch(/Page [0-9,]+ is past the end: there (are [0-9,]+ pages|is 1 page)\./);
   });
 });
