@@ -23,8 +23,8 @@ describe('Go to a day', () => {
     expect(shown[0]).toBe(day);
     expect(shown.every((d) => d <= day)).toBe(true);
     expect([...shown].sort().reverse()).toEqual(shown);
-    expect(res.text).toContain(`, from ${day}</caption>`);
-    expect(res.text).toMatch(/<input type="date" id="go-to-day" name="day" value="\d{4}-\d{2}-\d{2}" required>/);
+    expect(res.text).toContain(`, on or before ${day}</caption>`);
+    expect(res.text).toContain(`data-date="Go to a day" value="${day}"`);
     // Its Next link goes on from its last row.
     expect(res.text).toMatch(/<a href="\/admin\/checks\?after=[A-Za-z0-9_-]+" rel="next">/);
   });
@@ -71,5 +71,31 @@ describe('a page number far from the start of a list with an exact total', () =>
       .get(`/admin/attention/unchecked?per_page=100&page=${FAR_ROWS_UNKEYED / 100 + 2}`)
       .expect(200);
     expect(res.text).toMatch(/Page [0-9,]+ is past the end: there (are [0-9,]+ pages|is 1 page)\./);
+  });
+});
+
+describe('the pager around a page not counted from the start', () => {
+  it('links page 1 to the first page, not to Next, on a page reached by its day', async () => {
+    const all = days((await request(t.app).get('/admin/checks?per_page=100').expect(200)).text);
+    const html = (await request(t.app).get(`/admin/checks?day=${all[60]}`).expect(200)).text;
+    expect(html).toMatch(/<a href="\/admin\/checks" aria-label="Page 1">1<\/a>/);
+  });
+
+  it('says there is nothing on or before a day earlier than every row, with the way back', async () => {
+    const res = await request(t.app).get('/admin/checks?day=2000-01-01').expect(200);
+    expect(res.text).toContain('No patrol checks on or before 2000-01-01. <a href="/admin/checks">Go to the first page</a>.');
+    expect(res.text).not.toContain('past the end');
+  });
+
+  it('shows the last numbered page for Last when the total is exact: its rows, its number, its range', async () => {
+    const last = (await request(t.app).get('/admin/checks?from_end=1').expect(200)).text;
+    const total = Number(/<strong>([0-9,]+)<\/strong> patrol checks/.exec(last)![1].replace(/,/g, ''));
+    const pages = Math.ceil(total / 25);
+    const numbered = (await request(t.app).get(`/admin/checks?page=${pages}`).expect(200)).text;
+    const rowsOf = (html: string) => days(html).length;
+    expect(rowsOf(last)).toBe(total - (pages - 1) * 25);
+    expect(rowsOf(last)).toBe(rowsOf(numbered));
+    expect(last).toContain(`showing ${((pages - 1) * 25 + 1).toLocaleString('en-US')}–${total.toLocaleString('en-US')}.`);
+    expect(last).toContain(`, page ${pages.toLocaleString('en-US')} of ${pages.toLocaleString('en-US')}</caption>`);
   });
 });

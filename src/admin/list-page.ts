@@ -86,16 +86,7 @@ async function readPage(context: ListContext, res: Response, values: Values, pos
   const { resource, countCap, deps } = context;
   const { sort, dir } = sortOf(context, values);
   const keysOf = () => (resource.keys ?? resource.filtered)(values);
-  const keys = pageKeys({
-    source: keysOf,
-    sort: resource.sorts[sort],
-    dir,
-    tieBreak: resource.tieBreak,
-    backwards: position.backwards,
-    cursor: position.cursor,
-    offset: position.offset,
-    limit: perPage + 1,
-  });
+  const read = { source: keysOf, sort: resource.sorts[sort], dir, tieBreak: resource.tieBreak, limit: perPage + 1 };
   const signal = clientSignal(res);
   const run = <T extends object>(query: Knex.QueryBuilder) => queryRows<T>(deps.pool, toNative(query), signal);
   const counted = async () => {
@@ -104,17 +95,38 @@ async function readPage(context: ListContext, res: Response, values: Values, pos
     const [{ total }] = await run<{ total: string }>(cappedCount(keysOf(), countCap, resource.countOrder));
     return { count: Math.min(Number(total), countCap), capped: Number(total) > countCap };
   };
-  const rows = () =>
-    run<Row>(pageRows(resource.columns(resource.filtered(values), values), keys, resource.sorts[sort], dir, resource.tieBreak));
+  const rows = (at: Position = position) =>
+    run<Row>(
+      pageRows(
+        resource.columns(resource.filtered(values), values),
+        pageKeys({ ...read, backwards: at.backwards, cursor: at.cursor, offset: at.offset }),
+        resource.sorts[sort],
+        dir,
+        resource.tieBreak,
+      ),
+    );
+  if (position.fromEnd !== undefined && !position.cursor) {
+    // Counted back from the end: with an exact total, the page of that number from the start (Last is
+    // the last numbered page, as short as it is); with a capped one, the rows counted back.
+    const total = await counted();
+    if (!total.capped) {
+      const pages = Math.max(1, Math.ceil(total.count / perPage));
+      const page = Math.max(1, pages - position.fromEnd + 1);
+      const forward: Position = { backwards: false, offset: (page - 1) * perPage, page };
+      return { found: await rows(forward), total, tooFar: false, position: forward };
+    }
+    if (position.offset > (resource.keys ? FAR_ROWS : FAR_ROWS_UNKEYED)) return { found: [] as Row[], total, tooFar: true, position };
+    return { found: await rows(), total, tooFar: false, position };
+  }
   if (position.cursor || position.offset <= (resource.keys ? FAR_ROWS : FAR_ROWS_UNKEYED)) {
     const [total, found] = await Promise.all([counted(), rows()]);
-    return { found, total, tooFar: false };
+    return { found, total, tooFar: false, position };
   }
   // A page number past FAR_ROWS (or FAR_ROWS_UNKEYED) rows from its end is not read (it would skip them all, seconds at fleet
   // size, holding an admin connection meanwhile). An exact total it is not short of puts it past the
   // end; otherwise it is too far: the page says how to reach those rows at once.
   const total = await counted();
-  return { found: [] as Row[], total, tooFar: total.capped || position.offset < total.count };
+  return { found: [] as Row[], total, tooFar: total.capped || position.offset < total.count, position };
 }
 
 /** The pager's "Go to a day" form (with the list's settings as hidden fields), for a list ordered by a date. */
@@ -129,7 +141,7 @@ function listModel(context: ListContext, req: Request, values: Values, read: Awa
   const { resource, filterNames, path } = context;
   const { sort, dir } = sortOf(context, values);
   const perPage = Number(values.per_page ?? DEFAULT_PER_PAGE);
-  const position = values.position as Position;
+  const position = read.position;
   const { total } = read;
   const { rows, before, after } = pageOf(read.found, position, perPage);
   // Every link starts from the filters and list settings of this page.
@@ -143,7 +155,10 @@ function listModel(context: ListContext, req: Request, values: Values, read: Awa
     capped: total.capped,
     perPage,
     ...pagerOf({ path, current, position, total, perPage, rows, keyCount, before, after }),
-    pastEnd: total.count > 0 && rows.length === 0 && !read.tooFar,
+    pastEnd: total.count > 0 && rows.length === 0 && !read.tooFar && !position.day,
+    /** A day gone to, as the caption and an empty page say it ("on or before 2026-06-01", newest first). */
+    dayText: position.day ? `on or ${dir === 'desc' ? 'before' : 'after'} ${position.day}` : undefined,
+    firstHref: href(path, listSettings),
     /** A page number too far from either end to be read (FAR_ROWS): the ways to its rows instead. */
     tooFar: read.tooFar
       ? { rows: position.offset, otherOrderHref: href(path, { ...listSettings, dir: dir === 'asc' ? 'desc' : 'asc' }) }
@@ -158,7 +173,6 @@ function listModel(context: ListContext, req: Request, values: Values, read: Awa
     resetHref: path,
     // "Go to a day" beside the pager, for an order by a date: a deep row reached by its day, not a page number.
     dayForm: dayFormOf(sortKeys(resource.sorts[sort], dir), path, listSettings, position),
-    day: position.day,
     filtered: Object.keys(filtersOnly).some((name) => filtersOnly[name] !== ''),
     headers: headersOf(shown, path, listSettings, sort, dir),
     rows: rowsOf(shown, rows),

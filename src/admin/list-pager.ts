@@ -154,7 +154,15 @@ export function pagerOf(opts: {
     n,
     text: n.toLocaleString('en-US'),
     label: `Page ${n}`,
-    href: n === page ? '' : n === (page ?? 0) - 1 && prevHref ? prevHref : n === (page ?? 0) + 1 && nextHref ? nextHref : at(n),
+    // Beside a page of known number, its neighbours are its Previous and Next (cursors); else by number.
+    href:
+      n === page
+        ? ''
+        : page !== undefined && n === page - 1 && prevHref
+          ? prevHref
+          : page !== undefined && n === page + 1 && nextHref
+            ? nextHref
+            : at(n),
     current: n === page,
   });
   const last = (current: boolean): PageLink => ({ n: 0, text: 'Last', label: 'Last page', href: fromEndAt(1), current });
