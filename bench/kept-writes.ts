@@ -23,10 +23,14 @@
 //
 //   npm run -s build && node dist/bench/kept-writes.js --url <database URL> [--repeat N (5)] [--bulk N (10000)] [--bulk-repeat N (9)]
 //     [--concurrent-seconds S (30)] [--writers W (6)] [--only single,bulk,concurrent,freshness,applier] [--json FILE] [--no-apply]
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { median, percentile } from './stats';
+import { recordInto } from './record';
 import * as sql from './kept-writes-sql';
 import type { Fleet, Stmt, WriteKind } from './kept-writes-sql';
 import { KeptApplier } from '../src/db/kept-applier';
@@ -48,6 +52,8 @@ interface Options {
   json?: string;
   /** Run kept_apply() beside the writers with the triggers on, as the service does (--no-apply: not). */
   apply: boolean;
+  /** Write the single writes' added time per kind and rider into docs/BENCHMARKS.md (bench/record.ts). */
+  record: boolean;
 }
 
 const TARGET_ADDED_MS = 5;
@@ -80,7 +86,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Options ---------------------------------------------------------------------------------------------
 
 const USAGE =
-  'usage: node dist/bench/kept-writes.js --url <database URL> [--repeat N] [--bulk N] [--bulk-repeat N] [--concurrent-seconds S] [--writers W] [--only single,bulk,concurrent,freshness,applier] [--json FILE] [--no-apply]';
+  'usage: node dist/bench/kept-writes.js --url <database URL> [--repeat N] [--bulk N] [--bulk-repeat N] [--concurrent-seconds S] [--writers W] [--only single,bulk,concurrent,freshness,applier] [--json FILE] [--no-apply] [--record]';
 
 function positive(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -103,6 +109,7 @@ function parseOptions(argv: string[]): Options {
       only: { type: 'string' },
       json: { type: 'string' },
       'no-apply': { type: 'boolean' },
+      record: { type: 'boolean' },
     },
   });
   if (!values.url) throw new Error(USAGE);
@@ -119,6 +126,7 @@ function parseOptions(argv: string[]): Options {
     only: new Set(only as Phase[]),
     json: values.json,
     apply: !values['no-apply'],
+    record: values.record ?? false,
   };
 }
 
@@ -1276,6 +1284,7 @@ async function main(): Promise<void> {
       );
       results.single = { summaries: report.summaries, cells };
       out(`## single writes (median of ${o.repeat}, EXPLAIN ANALYZE execution time incl. triggers, rolled back)\n\n${report.text}\n`);
+      if (o.record) recordSingle(report.summaries, fleet.riders, o.repeat, results.database.version);
     }
     if (o.only.has('bulk') && !stop.requested) {
       const cells = await phase('bulk', () => runBulk(conn, fleet, o));
@@ -1323,6 +1332,33 @@ async function main(): Promise<void> {
       }
     }
   }
+}
+
+/**
+ * `--record`: the single writes' added ms (with the triggers − without) per kind and rider position, as
+ * one compact table in the region `writers-single@<riders>` of docs/BENCHMARKS.md.
+ */
+function recordSingle(summaries: CellSummary[], riders: number, repeat: number, version: string): void {
+  const positions = [...new Set(summaries.map((s) => s.position))];
+  const kinds = [...new Set(summaries.map((s) => s.kind))];
+  const cell = (kind: string, position: string) => {
+    const s = summaries.find((x) => x.kind === kind && x.position === position);
+    return s?.addedMs === undefined ? '' : `${s.addedMs >= 0 ? '+' : ''}${s.addedMs.toFixed(2)}`;
+  };
+  const body = [
+    `| write | ${positions.join(' | ')} |`,
+    `|---|${positions.map(() => '---:').join('|')}|`,
+    ...kinds.map((kind) => `| ${kind} | ${positions.map((p) => cell(kind, p)).join(' | ')} |`),
+  ].join('\n');
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() ? ' (with uncommitted changes)' : '';
+  const header =
+    `\`node dist/bench/kept-writes.js --url … --only single --record\` at commit ${commit}${dirty} on ${new Date().toISOString().slice(0, 10)}; ` +
+    `${riders} riders, ${version.split(' on ')[0]}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}).`;
+  const file = path.join(__dirname, '..', '..', 'docs', 'BENCHMARKS.md');
+  const title = `Added ms per write (with the triggers − without), median of ${repeat}`;
+  const { written, missing } = recordInto(file, [{ key: 'writers-single', title, body }], riders, header);
+  log(`--record: docs/BENCHMARKS.md ${written.length ? `region written: ${written.join(', ')}` : `has no region ${missing.join(', ')}`}`);
 }
 
 main().catch((error) => {
