@@ -52,7 +52,7 @@ interface Options {
   json?: string;
   /** Run kept_apply() beside the writers with the triggers on, as the service does (--no-apply: not). */
   apply: boolean;
-  /** Write the single writes' added time per kind and rider into docs/BENCHMARKS.md (bench/record.ts). */
+  /** Write the phases' tables into their regions of docs/WRITERS.md (bench/record.ts). */
   record: boolean;
 }
 
@@ -1284,19 +1284,42 @@ async function main(): Promise<void> {
       );
       results.single = { summaries: report.summaries, cells };
       out(`## single writes (median of ${o.repeat}, EXPLAIN ANALYZE execution time incl. triggers, rolled back)\n\n${report.text}\n`);
-      if (o.record) recordSingle(report.summaries, fleet.riders, o.repeat, results.database.version);
+      if (o.record)
+        recordPhase(
+          'single',
+          `Added ms per write (with the triggers − without), median of ${o.repeat}`,
+          singleTable(report.summaries),
+          fleet.riders,
+          results.database.version,
+        );
     }
     if (o.only.has('bulk') && !stop.requested) {
       const cells = await phase('bulk', () => runBulk(conn, fleet, o));
       const report = bulkReport(cells);
       results.bulk = { summaries: report.summaries, cells };
       out(`## bulk (one INSERT of ${o.bulk} rows, median of ${o.bulkRepeat}, rolled back)\n\n${report.text}\n`);
+      if (o.record)
+        recordPhase(
+          'bulk',
+          `One INSERT of ${o.bulk} rows, median of ${o.bulkRepeat}, rolled back`,
+          report.text,
+          fleet.riders,
+          results.database.version,
+        );
     }
     if (o.only.has('concurrent') && !stop.requested) {
       results.concurrent = await phase('concurrent', () => runConcurrent(conn, fleet, o));
       out(
         `## concurrent (${o.writers} writers, ${o.concurrentSeconds} s each run, autocommit)\n\n${concurrentReport(results.concurrent)}\n`,
       );
+      if (o.record)
+        recordPhase(
+          'concurrent',
+          `${o.writers} writers, ${o.concurrentSeconds} s each run, autocommit`,
+          concurrentSummary(concurrentReport(results.concurrent)),
+          fleet.riders,
+          results.database.version,
+        );
     }
     if (o.only.has('freshness') && !stop.requested) {
       const f = await phase('freshness', () => runFreshness(o, fleet));
@@ -1334,31 +1357,41 @@ async function main(): Promise<void> {
   }
 }
 
-/**
- * `--record`: the single writes' added ms (with the triggers − without) per kind and rider position, as
- * one compact table in the region `writers-single@<riders>` of docs/BENCHMARKS.md.
- */
-function recordSingle(summaries: CellSummary[], riders: number, repeat: number, version: string): void {
+/** `--record`: the single writes' added ms (with the triggers − without) per kind and rider position, one compact table. */
+function singleTable(summaries: CellSummary[]): string {
   const positions = [...new Set(summaries.map((s) => s.position))];
   const kinds = [...new Set(summaries.map((s) => s.kind))];
   const cell = (kind: string, position: string) => {
     const s = summaries.find((x) => x.kind === kind && x.position === position);
     return s?.addedMs === undefined ? '' : `${s.addedMs >= 0 ? '+' : ''}${s.addedMs.toFixed(2)}`;
   };
-  const body = [
+  return [
     `| write | ${positions.join(' | ')} |`,
     `|---|${positions.map(() => '---:').join('|')}|`,
     ...kinds.map((kind) => `| ${kind} | ${positions.map((p) => cell(kind, p)).join(' | ')} |`),
   ].join('\n');
+}
+
+/** The concurrent report as --record writes it: the rates and errors with and without, their ratio, the applier's line. */
+export function concurrentSummary(report: string): string {
+  const [rates] = report.split('\n\n');
+  const lines = report.split('\n').filter((line) => line.startsWith('tx/s without') || line.startsWith('kept_apply beside'));
+  return [rates, '', ...lines].join('\n');
+}
+
+/**
+ * `--record`: one phase's table into its region `writers-<phase>@<riders>` of docs/WRITERS.md
+ * (bench/record.ts), under a line naming the run.
+ */
+function recordPhase(phase: string, title: string, body: string, riders: number, version: string): void {
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() ? ' (with uncommitted changes)' : '';
   const header =
-    `\`node dist/bench/kept-writes.js --url … --only single --record\` at commit ${commit}${dirty} on ${new Date().toISOString().slice(0, 10)}; ` +
+    `\`node dist/bench/kept-writes.js --url … --only ${phase} --record\` at commit ${commit}${dirty} on ${new Date().toISOString().slice(0, 10)}; ` +
     `${riders} riders, ${version.split(' on ')[0]}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}).`;
-  const file = path.join(__dirname, '..', '..', 'docs', 'BENCHMARKS.md');
-  const title = `Added ms per write (with the triggers − without), median of ${repeat}`;
-  const { written, missing } = recordInto(file, [{ key: 'writers-single', title, body }], riders, header);
-  log(`--record: docs/BENCHMARKS.md ${written.length ? `region written: ${written.join(', ')}` : `has no region ${missing.join(', ')}`}`);
+  const file = path.join(__dirname, '..', '..', 'docs', 'WRITERS.md');
+  const { written, missing } = recordInto(file, [{ key: `writers-${phase}`, title, body }], riders, header);
+  log(`--record: docs/WRITERS.md ${written.length ? `region written: ${written.join(', ')}` : `has no region ${missing.join(', ')}`}`);
 }
 
 main().catch((error) => {
