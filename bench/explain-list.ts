@@ -30,7 +30,7 @@ export async function listStatements(path: string, query: string, companyId?: st
   const sort = (values.sort as string | undefined) ?? list.defaultSort.sort;
   const dir = (values.dir as Dir | undefined) ?? (values.sort ? 'asc' : list.defaultSort.dir);
   const perPage = Number(values.per_page ?? DEFAULT_PER_PAGE);
-  const position = positionOf(values, sortKeys(list.sorts[sort], dir), perPage);
+  const position = positionOf(values, sortKeys(list.sorts[sort], dir), perPage, dir);
   const source = () => (list.keys ?? list.filtered)(values);
   const keys = pageKeys({ source, sort: list.sorts[sort], dir, tieBreak: list.tieBreak, ...position, limit: perPage + 1 });
   return {

@@ -1373,7 +1373,7 @@ function singleTable(summaries: CellSummary[]): string {
 }
 
 /** The concurrent report as --record writes it: the rates and errors with and without, their ratio, the applier's line. */
-export function concurrentSummary(report: string): string {
+function concurrentSummary(report: string): string {
   const [rates] = report.split('\n\n');
   const lines = report.split('\n').filter((line) => line.startsWith('tx/s without') || line.startsWith('kept_apply beside'));
   return [rates, '', ...lines].join('\n');

@@ -74,36 +74,36 @@ describe.each(lists.map((list) => [list.path, list] as const))('%s', (_path, lis
 
       // Forwards: the first page, then Next by the last row's key until there is none.
       const forwards: string[][] = [];
-      let position = positionOf({}, keys, perPage);
+      let position = positionOf({}, keys, perPage, dir);
       for (;;) {
         const page = await read(list, values, sort, dir, position, perPage);
         forwards.push(ids(page.rows));
         expect(page.before).toBe(forwards.length > 1);
         if (!page.after) break;
-        position = positionOf({ after: keyOfRow(page.rows[page.rows.length - 1], keys.length) }, keys, perPage);
+        position = positionOf({ after: keyOfRow(page.rows[page.rows.length - 1], keys.length) }, keys, perPage, dir);
       }
       expect(forwards.flat()).toEqual(all);
       expect(forwards.slice(0, -1).every((page) => page.length === perPage)).toBe(true);
 
       // Backwards: the last page (from_end=1), then Previous by the first row's key.
       const backwards: string[][] = [];
-      position = positionOf({ from_end: 1 }, keys, perPage);
+      position = positionOf({ from_end: 1 }, keys, perPage, dir);
       for (;;) {
         const page = await read(list, values, sort, dir, position, perPage);
         backwards.unshift(ids(page.rows));
         expect(page.after).toBe(backwards.length > 1);
         if (!page.before) break;
-        position = positionOf({ before: keyOfRow(page.rows[0], keys.length) }, keys, perPage);
+        position = positionOf({ before: keyOfRow(page.rows[0], keys.length) }, keys, perPage, dir);
       }
       expect(backwards.flat()).toEqual(all);
       expect(backwards.slice(1).every((page) => page.length === perPage)).toBe(true);
 
       // By number (an offset over the keys), and from the end by number.
       for (let n = 1; n <= forwards.length; n++) {
-        const page = await read(list, values, sort, dir, positionOf({ page: n }, keys, perPage), perPage);
+        const page = await read(list, values, sort, dir, positionOf({ page: n }, keys, perPage, dir), perPage);
         expect(ids(page.rows)).toEqual(forwards[n - 1]);
       }
-      const second = await read(list, values, sort, dir, positionOf({ from_end: 2 }, keys, perPage), perPage);
+      const second = await read(list, values, sort, dir, positionOf({ from_end: 2 }, keys, perPage, dir), perPage);
       expect(ids(second.rows)).toEqual(backwards[backwards.length - 2]);
     },
   );

@@ -87,6 +87,8 @@ async function readPage(context: ListContext, res: Response, values: Values, pos
   const { sort, dir } = sortOf(context, values);
   const keysOf = () => (resource.keys ?? resource.filtered)(values);
   const read = { source: keysOf, sort: resource.sorts[sort], dir, tieBreak: resource.tieBreak, limit: perPage + 1 };
+  // How far from its end a page number is read (FAR_ROWS).
+  const far = resource.keys ? FAR_ROWS : FAR_ROWS_UNKEYED;
   const signal = clientSignal(res);
   const run = <T extends object>(query: Knex.QueryBuilder) => queryRows<T>(deps.pool, toNative(query), signal);
   const counted = async () => {
@@ -115,10 +117,10 @@ async function readPage(context: ListContext, res: Response, values: Values, pos
       const forward: Position = { backwards: false, offset: (page - 1) * perPage, page };
       return { found: await rows(forward), total, tooFar: false, position: forward };
     }
-    if (position.offset > (resource.keys ? FAR_ROWS : FAR_ROWS_UNKEYED)) return { found: [] as Row[], total, tooFar: true, position };
+    if (position.offset > far) return { found: [] as Row[], total, tooFar: true, position };
     return { found: await rows(), total, tooFar: false, position };
   }
-  if (position.cursor || position.offset <= (resource.keys ? FAR_ROWS : FAR_ROWS_UNKEYED)) {
+  if (position.cursor || position.offset <= far) {
     const [total, found] = await Promise.all([counted(), rows()]);
     return { found, total, tooFar: false, position };
   }

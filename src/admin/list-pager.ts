@@ -51,7 +51,7 @@ const LAST_ID = '9223372036854775807';
  * sort. `day` (a list ordered by a date first) is a cursor at that day's start in the session's time
  * zone: oldest first, the rows from that day on; newest first, the rows of that day and before.
  */
-export function positionOf(values: Values, keys: readonly SortKey[], perPage: number, dir: 'asc' | 'desc' = 'asc'): Position {
+export function positionOf(values: Values, keys: readonly SortKey[], perPage: number, dir: 'asc' | 'desc'): Position {
   const page = values.page as number | undefined;
   const fromEnd = values.from_end as number | undefined;
   const after = values.after as string | undefined;
