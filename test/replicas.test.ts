@@ -83,6 +83,17 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * Replay paused on the standby: pg_wal_replay_pause() only asks, and a record replayed before the
+ * standby looks at the request would still show (CI saw a rider inserted just after the call).
+ */
+async function pauseReplay(): Promise<void> {
+  await onStandby('SELECT pg_wal_replay_pause()');
+  await eventually(async () => (await onStandby<{ state: string }>('SELECT pg_get_wal_replay_pause_state() AS state')).state === 'paused', {
+    what: 'replay paused',
+  });
+}
+
 const riders = async () => (await request(app).get('/v2/riders').expect(200)).body as Array<{ 'Rider ID': number }>;
 /** Whether the admin search finds the rider added on the primary. */
 const findsNewRider = async () => {
@@ -110,7 +121,7 @@ describe('reads on a hot standby', () => {
       async () => (await onStandby<{ replayed: boolean }>(`SELECT pg_last_wal_replay_lsn() >= '${lsn}' AS replayed`)).replayed,
       { what: 'that commit replayed' },
     );
-    await onStandby('SELECT pg_wal_replay_pause()');
+    await pauseReplay();
     await primarySql.query("INSERT INTO riders (id, name, company_id, country_id) VALUES (999001, 'Replicated Rider', 1, 1)");
     // What the service's applier writes on the primary (the search's kept bigrams of the name: migration 025).
     await primarySql.query('SELECT kept_apply_all()');
@@ -131,7 +142,7 @@ describe('reads on a hot standby', () => {
 
   it('leaves the rotation when its replay falls behind by more than REPLICA_MAX_LAG_MS, and comes back', async () => {
     await eventually(() => inRotation('replica 1'), { what: 'the standby in the rotation' });
-    await onStandby('SELECT pg_wal_replay_pause()');
+    await pauseReplay();
     try {
       // The primary goes on taking writes the standby does not replay.
       await eventually(
