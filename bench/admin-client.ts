@@ -101,6 +101,23 @@ export class AdminBrowser {
     return { status: res.status, body: res.body.toString('utf8') };
   }
 
+  /** A form posted as a browser posts it, timed to the answer's last byte (a redirect is not followed). */
+  async post(path: string, fields: Record<string, string>, timeoutMs = 60000): Promise<Timed & { body: string; location?: string }> {
+    const body = new URLSearchParams(fields).toString();
+    const { 'accept-encoding': _compressed, ...plain } = BROWSER_HEADERS;
+    const headers = {
+      ...plain,
+      cookie: this.cookie,
+      origin: this.base,
+      'content-type': 'application/x-www-form-urlencoded',
+      'content-length': String(Buffer.byteLength(body)),
+    };
+    const started = performance.now();
+    const res = await request(this.base, path, { method: 'POST', headers, body, timeoutMs });
+    const text = res.body.toString('utf8');
+    return { status: res.status, ms: performance.now() - started, bytes: res.body.length, body: text, location: res.headers.location };
+  }
+
   /** One page, timed from the request to the answer's last byte; failures are a status of 0, not thrown. */
   async get(path: string, agent?: http.Agent, timeoutMs = 60000): Promise<Timed> {
     const started = performance.now();

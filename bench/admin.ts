@@ -37,6 +37,7 @@ import {
   type DatasetInfo,
 } from './dataset';
 import { runTeam, type TeamResult } from './admin-team';
+import { runQueue, type QueueResult } from './admin-queue';
 import { runLoad, type LoadResult } from './http-load';
 import type { BenchOptions } from './options';
 import { startService, type RunningService } from './service';
@@ -104,6 +105,8 @@ export interface AdminResult {
   pages: AdminPageResult[];
   isolation?: IsolationResult;
   team?: TeamResult;
+  /** The work queue for a team: Needs attention's pages and one batch (admin-queue.ts). */
+  queue?: QueueResult;
 }
 
 export const ADMIN_CONNECTIONS = 4;
@@ -353,6 +356,7 @@ export async function runAdmin(
   const pages = options.adminPages ? derived.pages.filter((p) => options.adminPages!.test(p.name)) : derived.pages;
   for (const s of derived.skipped) log(`Not measured: ${s.list} filter ${s.filter} (${s.reason})`);
 
+  if (options.adminQueueOnly) return queueOnly(server, derived, options, log);
   if (options.adminTeamOnly) return teamOnly(server, pages, derived, options, log);
 
   const sameSize = options.compareRiders === options.riders;
@@ -435,6 +439,8 @@ export async function runAdmin(
         );
         result.team = await runTeam(main, mainBrowser, values.main, pages, options, log);
       }
+      log(`\nThe work queue for a team: Needs attention's pages and one batch, at ${options.riders} riders`);
+      result.queue = await runQueue(server.url, mainBrowser, options.riders, log);
     } finally {
       await compare.stop();
     }
@@ -472,6 +478,32 @@ async function teamOnly(
       connections: options.adminTeam,
       pages: [],
       team,
+    };
+  } finally {
+    await service.stop();
+  }
+}
+
+/** `--admin-queue-only`: the work queue's pages and one batch on the bench's dataset, nothing else. */
+async function queueOnly(server: BenchServer, derived: Derived, options: BenchOptions, log: (msg: string) => void): Promise<AdminResult> {
+  const login = await supervisorFor(server.url);
+  const service = await startService(server.url, await issueBenchToken(server.url));
+  try {
+    log(`Service: pid ${service.pid} on ${service.base} (${options.riders} riders)`);
+    const browser = await AdminBrowser.signIn(service.base, login.username, login.password);
+    log(`\nThe work queue for a team: Needs attention's pages and one batch, at ${options.riders} riders`);
+    const queue = await runQueue(server.url, browser, options.riders, log);
+    const empty: DatasetValues = { samples: {}, ranges: { rider: { min: 0, max: 0 }, check: { min: 0, max: 0 } } };
+    return {
+      riders: options.riders,
+      compareRiders: options.riders,
+      compareDatabase: BENCH_DATABASE,
+      values: { main: empty },
+      skipped: derived.skipped,
+      requests: 0,
+      connections: 1,
+      pages: [],
+      queue,
     };
   } finally {
     await service.stop();

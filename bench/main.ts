@@ -23,6 +23,7 @@ import { profileTable, runProfile, type ProfileResult } from './profile';
 import { runAdmin, type AdminResult } from './admin';
 import { adminTable, adminVerdicts, isolationTable, teamTable } from './admin-report';
 import { recordInto, type RecordedSection } from './record';
+import { QUEUE_BATCH_RUNS, QUEUE_PAGE_RUNS, queueTable } from './admin-queue';
 
 const log = (message: string) => console.log(message);
 /** The code measured: the commit and how many files differed from it when the run began. */
@@ -296,6 +297,12 @@ function printAndSave(
       'admin-team',
       `Supervisors at once (${results.admin.team.supervisors} on ${results.admin.team.pages} random pages, ${results.admin.team.seconds} s each part)`,
       teamTable(results.admin),
+    );
+  if (results.admin?.queue)
+    section(
+      'admin-queue',
+      `The work queue for a team (signed in; pages: median and p95 of ${QUEUE_PAGE_RUNS} after one unmeasured; the batch: median of ${QUEUE_BATCH_RUNS})`,
+      queueTable(results.admin.queue),
     );
   if (verdicts.length) section('targets', 'Targets', report.verdictTable(verdicts));
   if (!tools.pgbench) out.push('', 'pgbench was not found (PATH, /usr/lib/postgresql/*/bin): no PostgreSQL-alone figures or ratios.');

@@ -51,6 +51,8 @@ export interface BenchOptions {
   adminTeam: number;
   /** admin: the team scenario only, on the bench's dataset (no per-page figures, no second dataset). */
   adminTeamOnly: boolean;
+  /** admin: the work queue's pages and one batch only, on the bench's dataset. */
+  adminQueueOnly: boolean;
   /** Write the run's tables into their regions of docs/BENCHMARKS.md (bench/record.ts). */
   record: boolean;
 }
@@ -87,6 +89,7 @@ export const usage = `usage: npm run bench -- [options]
   --admin-pages REGEX   admin: only the pages whose name matches (e.g. 'checks|riders/:rider')
   --admin-team N        admin: supervisors opening random pages without pause in the team scenario (default 8; 0: none)
   --admin-team-only     admin: the team scenario alone, at --riders (no per-page figures, no second dataset)
+  --admin-queue-only    admin: the work queue alone, at --riders: Needs attention's pages and one batch (written, then undone)
   --record          write the run's tables into their regions of docs/BENCHMARKS.md, replacing the last run's
   --replicas N      with --processes M: the rider scenarios on 0/N hot standbys of the embedded bench
                     server × 1/M worker processes (and the rate-limit store's cost), each database's
@@ -136,6 +139,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'admin-pages': { type: 'string' },
       'admin-team': { type: 'string' },
       'admin-team-only': { type: 'boolean' },
+      'admin-queue-only': { type: 'boolean' },
       record: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -185,6 +189,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     adminPages: values['admin-pages'] ? new RegExp(values['admin-pages']) : undefined,
     adminTeam: whole('admin-team', values['admin-team'], 8, 0),
     adminTeamOnly: values['admin-team-only'] ?? false,
+    adminQueueOnly: values['admin-queue-only'] ?? false,
     record: values.record ?? false,
   };
 }

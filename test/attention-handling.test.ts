@@ -10,6 +10,7 @@ import { csrfToken, hiddenFields, one, parseHtml, tableRows, textOf } from './su
 import { applied } from './support/rolled-back';
 import { eventually } from './support/wait';
 import { addAttentionRows, markAllHandled, markHandled, signIn as signInAs, type Agent } from './support/attention-scenario';
+import { confirmedCount, newestBatchUndo } from '../bench/admin-queue';
 
 let t: TestApp;
 let today: string;
@@ -502,6 +503,7 @@ describe('handling many at once', () => {
     expect(textOf(one(confirm.text, '.confirm-box'))).toMatch(
       /^Mark 2 riders of “Riders not checked lately” handled, with the note below\?/,
     );
+    expect(confirmedCount(confirm.text)).toBe(2); // as the bench's work queue reads it
     const before = await handledCount();
     const done = await batch(a, confirm.text, { which: 'ticked', subjects: ticked, note: 'Patrols booked for both', confirm: 'yes' });
     expect(done.status).toBe(303);
@@ -516,6 +518,7 @@ describe('handling many at once', () => {
     const item = one(handled, 'ul.batches li');
     expect(textOf(item)).toContain('2 rows by lead-a');
     const undo = item.querySelector('form')!.getAttribute('action')!;
+    expect(newestBatchUndo(handled)).toBe(undo);
     await a
       .post(undo)
       .type('form')
