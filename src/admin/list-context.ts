@@ -8,7 +8,7 @@ import type { ChoiceSource } from './choices';
 import { dayIn } from './date-presets';
 import type { ListResource, Values } from './list-definition';
 import { formWords, listFields, type ListFields } from './list-fields';
-import { DEFAULT_COUNT_CAP } from './list-pager';
+import { CSV_HEAD_ROWS, DEFAULT_COUNT_CAP } from './list-pager';
 import { listParams } from './list-params';
 
 // What every step of a list page shares, worked out once per list when the router is built.
@@ -24,6 +24,8 @@ export interface ListDeps {
   countCap?: number;
   /** Today in the service's time zone, YYYY-MM-DD: where the date presets start. */
   today?: () => string;
+  /** A CSV's first rows, read as a page is before the rest in one statement (CSV_HEAD_ROWS; 0: all in one statement). */
+  csvHeadRows?: number;
 }
 
 export interface ListContext {
@@ -39,11 +41,12 @@ export interface ListContext {
   path: string;
   equipmentTabs: ListDeps['tabs'];
   countCap: number;
-  deps: Required<Omit<ListDeps, 'countCap' | 'tabs'>>;
+  csvHeadRows: number;
+  deps: Required<Omit<ListDeps, 'countCap' | 'tabs' | 'csvHeadRows'>>;
 }
 
 export function listContext(resource: ListResource, deps: ListDeps): ListContext {
-  const { tabs, countCap = DEFAULT_COUNT_CAP, today = () => dayIn('UTC'), ...rest } = deps;
+  const { tabs, countCap = DEFAULT_COUNT_CAP, today = () => dayIn('UTC'), csvHeadRows = CSV_HEAD_ROWS, ...rest } = deps;
   // Each sort is named by the header of the column it orders (the URL name when no column shows it).
   const sortChoices = Object.keys(resource.sorts).map((value) => ({
     value,
@@ -59,6 +62,7 @@ export function listContext(resource: ListResource, deps: ListDeps): ListContext
     path: links.list(resource.path),
     equipmentTabs: tabs.filter((tab) => tab.section === resource.section),
     countCap: resource.countCap ?? countCap,
+    csvHeadRows,
     deps: { ...rest, today },
   };
 }

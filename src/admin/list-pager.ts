@@ -12,6 +12,8 @@ export type Values = Record<string, unknown>;
 
 /** Totals up to this are exact; past it a page says "more than" (a count stops there). */
 export const DEFAULT_COUNT_CAP = 10000;
+/** A list CSV's first rows, read as its first page is, so the download starts at once (see list-page.ts, csv()). */
+export const CSV_HEAD_ROWS = 1000;
 
 export interface Position {
   /** Read from the end backwards: the last page, or the rows before a cursor. */
@@ -85,9 +87,14 @@ export function pageOf(found: Row[], position: Position, perPage: number) {
   return { rows, before, after };
 }
 
+/** The sort key's values of a row read with pageRows(): its keys, then its id. */
+export const keyValuesOfRow = (row: Row, keyCount: number) => [
+  ...Array.from({ length: keyCount }, (_, i) => String(row[`page_key_${i}`])),
+  String(row.page_key_id),
+];
+
 /** The sort key of a row read with pageRows(), as a cursor. */
-export const keyOfRow = (row: Row, keyCount: number) =>
-  cursorOf([...Array.from({ length: keyCount }, (_, i) => String(row[`page_key_${i}`])), String(row.page_key_id)]);
+export const keyOfRow = (row: Row, keyCount: number) => cursorOf(keyValuesOfRow(row, keyCount));
 
 export interface Total {
   /** Exact, or the cap when `capped`. */

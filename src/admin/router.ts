@@ -27,6 +27,8 @@ export interface AdminDeps {
   attention?: AttentionSettings;
   /** Lists count their totals up to this, then say "more than" (DEFAULT_COUNT_CAP when not given). */
   listCountCap?: number;
+  /** A list CSV's first rows, read as a page is before the rest (CSV_HEAD_ROWS; 0: one statement for all). */
+  csvHeadRows?: number;
   /** The service's time zone (TIME_ZONE): the lists' date presets start from today in it (UTC when not given). */
   timeZone?: string;
   /** Today, YYYY-MM-DD; from the clock in `timeZone` when not given (tests fix it). */
@@ -50,6 +52,7 @@ export function createAdminRouter({
   log = console.error,
   attention = DEFAULT_ATTENTION,
   listCountCap,
+  csvHeadRows,
   handling,
   timeZone = 'UTC',
   today = () => dayIn(timeZone),
@@ -63,7 +66,16 @@ export function createAdminRouter({
   for (const { path, handler } of attend.companyCsvs) router.get(path, handler);
   router.use(handlingRouter({ pool, primary: handling?.primary ?? pool, protect: handling?.protect, settings: attention, today }));
   for (const resource of adminLists(attention)) {
-    const handlers = listHandlers(resource, { pool, streamPool, streamLimit, choices, tabs: equipmentTabs, countCap: listCountCap, today });
+    const handlers = listHandlers(resource, {
+      pool,
+      streamPool,
+      streamLimit,
+      choices,
+      tabs: equipmentTabs,
+      countCap: listCountCap,
+      csvHeadRows,
+      today,
+    });
     router.get(resource.path, handlers.page);
     router.get(`${resource.path}.csv`, handlers.csv);
   }

@@ -51,10 +51,26 @@ export async function streamCsv(
   pool: StreamReader,
   query: NativeQuery,
   res: Response,
-  { filename, columns }: { filename: string; columns: readonly CsvColumn[] },
+  {
+    filename,
+    columns,
+    rest,
+  }: {
+    filename: string;
+    columns: readonly CsvColumn[];
+    /** The statement of the rows after the query's, from its last row and how many it gave (see StreamPlan.rest). */
+    rest?: (last: Row, rows: number) => NativeQuery | undefined;
+  },
 ): Promise<void> {
+  const cursor = (q: NativeQuery) => new QueryStream(q.text, q.values, { batchSize: BATCH_ROWS });
   await streamStatement(pool, res, {
-    statement: () => new QueryStream(query.text, query.values, { batchSize: BATCH_ROWS }),
+    statement: () => cursor(query),
+    rest:
+      rest &&
+      ((last, n) => {
+        const next = rest(last as Row, n);
+        return next && cursor(next);
+      }),
     drainOnStop: false,
     respond: () => {
       res

@@ -1,7 +1,7 @@
 import type { Duplex, Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
-import type { Submittable } from 'pg';
+import type { PoolClient, Submittable } from 'pg';
 import { clientSignal } from '../http/client-signal';
 import { becomesIdle, CANCEL_GRACE_MS, stopStatement } from './cancel';
 import { ClientGone, ClientIdle, ClientSlow, PoolTimeout, StreamsBusy, type Reader } from './pool';
@@ -85,10 +85,56 @@ function firstData(source: Readable, signal: AbortSignal): Promise<void> {
 export interface StreamPlan<S extends Readable & Submittable> {
   /** Makes the statement: a COPY or a cursor. */
   statement: () => S;
+  /**
+   * The statement that carries the answer on after the first one's rows (given its last row and how
+   * many it gave), or undefined when the answer is over. Both statements then read one snapshot (a
+   * READ ONLY, REPEATABLE READ transaction), so no row is read twice or missed between them.
+   */
+  rest?: (last: unknown, rows: number) => S | undefined;
   /** A COPY is read to its end after a cancel; a cursor is closed instead. */
   drainOnStop: boolean;
   /** Called at the first data: sets the answer's status and headers, returns the streams between the rows and the socket. */
   respond: () => [Duplex, ...Duplex[]];
+}
+
+/**
+ * Pipes `first` into `head` and, once it has ended, the statement `rest` makes of its last row (told
+ * through `started`, so that a stop reaches the statement running), then commits the transaction
+ * they read in and ends `head`; a failure destroys `head`, which fails the answer's pipeline.
+ */
+function feedRest<S extends Readable & Submittable>(
+  client: PoolClient,
+  first: S,
+  head: Duplex,
+  rest: NonNullable<StreamPlan<S>['rest']>,
+  started: (rows: S) => void,
+): void {
+  let last: unknown;
+  let count = 0;
+  const read = (rows: S) => {
+    rows.on('data', (row: unknown) => {
+      last = row;
+      count += 1;
+    });
+    rows.pipe(head, { end: false });
+    return finished(rows);
+  };
+  void (async () => {
+    await read(first);
+    // An answer that failed meanwhile (its client left) starts nothing more: its stop has run already.
+    if (head.destroyed) return;
+    const next = rest(last, count);
+    if (next) {
+      const rows = client.query(next);
+      rows.on('error', () => undefined);
+      rows.once('error', (error) => head.destroy(error));
+      started(rows);
+      await read(rows);
+    }
+    // Before the answer ends: its client may ask for the next one at once, and find this place given back.
+    await client.query('COMMIT');
+    head.end();
+  })().catch((error: unknown) => head.destroy(error as Error));
 }
 
 /**
@@ -111,7 +157,15 @@ export async function streamStatement<S extends Readable & Submittable>(
     // Every place taken for the whole wait: exports are running, the database is not at fault.
     throw error instanceof PoolTimeout ? new StreamsBusy(error.ms) : error;
   });
-  const rows = client.query(plan.statement());
+  if (plan.rest) {
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
+    }
+  }
+  let rows = client.query(plan.statement());
   rows.on('error', () => undefined); // reported through firstData() or the pipeline below
 
   let failure: Error | undefined;
@@ -127,7 +181,8 @@ export async function streamStatement<S extends Readable & Submittable>(
     const [head, ...rest] = plan.respond();
     // pipe(), not pipeline(), from the rows: a failing answer must not destroy them half-read (see stopStatement).
     rows.once('error', (error) => head.destroy(error));
-    rows.pipe(head);
+    if (plan.rest) feedRest(client, rows, head, plan.rest, (next) => (rows = next));
+    else rows.pipe(head);
     await pipeline([head, ...rest, res]);
     if (!(await becomesIdle(client, CANCEL_GRACE_MS))) failure = new Error('the statement did not finish after its last row');
   } catch (error) {

@@ -1,0 +1,79 @@
+// A list's CSV starts with its first rows read as a page is (an index range in the list's order),
+// then the rest in one statement after the last of them: the file must be the one statement's file,
+// row for row, for every list, every sort and both directions.
+import http from 'node:http';
+import express from 'express';
+import request from 'supertest';
+import { createAdminRouter } from '../src/admin/router';
+import { adminLists } from '../src/admin/registry';
+import { DEFAULT_ATTENTION } from '../src/config';
+import { poolSettles, serve, testApp, type TestApp } from './support/app';
+
+let t: TestApp;
+beforeAll(() => (t = testApp('demo')));
+afterAll(() => t.close());
+
+/** The admin pages with a CSV's first `csvHeadRows` rows read as a page (0: the whole file in one statement). */
+const admin = (csvHeadRows: number) => express().use('/admin', createAdminRouter({ pool: t.pool, streamPool: t.streamPool, csvHeadRows }));
+const csv = async (app: express.Express, path: string) => (await request(app).get(path).expect(200)).text;
+
+const cases = adminLists(DEFAULT_ATTENTION).flatMap((list) =>
+  Object.keys(list.sorts).flatMap((sort) => (['asc', 'desc'] as const).map((dir) => [`${list.path}.csv?sort=${sort}&dir=${dir}`] as const)),
+);
+
+describe('a list CSV read as its first rows, then the rest', () => {
+  test.each(cases)('%s is the file one statement gives, row for row', async (path) => {
+    const whole = await csv(admin(0), `/admin${path}`);
+    // 7 rows first: the rest follows after a key of the middle of the list.
+    expect(await csv(admin(7), `/admin${path}`)).toBe(whole);
+  });
+
+  it('reads past the first rows in the demo’s lists, so the rest is what is compared', async () => {
+    for (const list of adminLists(DEFAULT_ATTENTION)) {
+      const lines = (await csv(admin(0), `/admin${list.path}.csv`)).trimEnd().split('\n');
+      expect({ list: list.path, more: lines.length - 1 > 7 }).toEqual({ list: list.path, more: true });
+    }
+  });
+
+  it('keeps the filters in both parts, and a list shorter than its first rows is whole', async () => {
+    const filtered = '/admin/equipment/assignments.csv?3pl=Swift%20%26%20Co&active=1';
+    const whole = await csv(admin(0), filtered);
+    expect(await csv(admin(5), filtered)).toBe(whole);
+    const lines = whole.trimEnd().split('\n').length - 1;
+    expect(lines).toBeGreaterThan(5);
+    expect(await csv(admin(lines + 10), filtered)).toBe(whole);
+    expect(await csv(admin(lines), filtered)).toBe(whole);
+  });
+
+  /** This app's download connections in a transaction or running a statement (not other files' on the same database). */
+  const busyDownloads = async () =>
+    (
+      await t.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'
+            AND application_name LIKE '%/streams'`,
+      )
+    ).rows[0].n;
+
+  it('gives its connection back out of its transaction, whole or left half-way', async () => {
+    await csv(admin(7), '/admin/checks.csv');
+    await poolSettles(t.streamPool);
+    expect(await busyDownloads()).toBe(0);
+    const { base, close } = await serve(admin(7));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const req = http.get(`${base}/admin/equipment/assignments.csv?sort=product&dir=desc`, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)));
+      });
+      await poolSettles(t.streamPool);
+      expect(await busyDownloads()).toBe(0);
+    } finally {
+      await close();
+    }
+  });
+});
