@@ -56,6 +56,28 @@ describe('an invalid filter value', () => {
     expect(fieldError(picker.text, 'item')).toBe('must be one of the listed items');
   });
 
+  it('takes a typed name holding a NUL as nobody’s, on every list and CSV: a 400 beside the field, never a 500', async () => {
+    const lists = [
+      '/admin/checks',
+      '/admin/equipment/riders',
+      '/admin/equipment/assignments',
+      '/admin/equipment/returns',
+      '/admin/equipment/exchanges',
+    ];
+    for (const path of [...lists, ...lists.map((list) => `${list}.csv`)]) {
+      const res = await request(t.app).get(`${path}?rider_id=Ahmed%00Khan`);
+      expect([path, res.status, fieldError(res.text, 'rider_id')]).toEqual([
+        path,
+        400,
+        '“Ahmed\u0000Khan” is no rider’s name: give a name from the suggestions, or the ID',
+      ]);
+    }
+    const patroller = await request(t.app).get('/admin/checks?tpatroller_id=Ali%00').expect(400);
+    expect(fieldError(patroller.text, 'tpatroller_id')).toBe(
+      '“Ali\u0000” is no patroller’s name: give a name from the suggestions, or the ID',
+    );
+  });
+
   it('names every bad field at once, keeps the good ones, and shows a bad date as text to correct', async () => {
     const res = await request(t.app).get('/admin/checks?check_date_from=2024-02-30&is_validation=maybe&3pl=Swift%20%26%20Co').expect(400);
     expect(fieldError(res.text, 'check_date_from')).toBe('“2024-02-30” must be a real calendar day written YYYY-MM-DD');

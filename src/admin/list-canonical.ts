@@ -85,7 +85,8 @@ export async function canonical({ fields, deps }: ListContext, req: Request, res
     const typed = typeof query[name] === 'string' ? (query[name] as string).trim() : '';
     // A name holds a letter; anything else is an ID for the validator to judge.
     if (!/\p{L}/u.test(typed) || typed.length > MAX_TEXT_LENGTH) continue;
-    const found = await peopleNamed(deps.choices, kind, typed, res);
+    // No name holds a NUL (PostgreSQL's text cannot, and refuses one in a query): nobody's, unasked.
+    const found = typed.includes('\0') ? [] : await peopleNamed(deps.choices, kind, typed, res);
     if (found.length === 1) {
       out[name] = checked[name] = found[0].id;
       changed = true;

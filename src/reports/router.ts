@@ -171,8 +171,10 @@ export function createReportsRouter({
         href: links.ridersWithEquipment(stringQuery(req.query as Record<string, unknown>, BATCH_FILTERS)),
         label: 'Back to the riders list',
       };
-      if (values.rider_id) throw new HttpError(404, `There is no rider with ID ${values.rider_id}.`, { back });
       const company = values['3pl_name'];
+      // A rider ID alone names the rider; with other filters, the rider may be there and not match them.
+      if (values.rider_id && company === undefined && values.active === undefined)
+        throw new HttpError(404, `There is no rider with ID ${values.rider_id}.`, { back });
       const known =
         company === undefined ||
         (await queryRows(pool, toNative(riderEquipment.companyNames(scope).where('c.name', company)), clientSignal(res))).length > 0;

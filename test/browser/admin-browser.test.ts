@@ -137,6 +137,60 @@ describe('the patrol checks list in a browser', () => {
   });
 });
 
+describe('lists that fit their box', () => {
+  // How many lines each matching element's text takes, as Chromium lays it out: its text boxes' tops, a
+  // line apart (a smaller font on the same line sits a little lower, not on a line of its own).
+  const lines = (selector: string) =>
+    page.evaluate(`[...document.querySelectorAll('${selector}')].map((cell) => {
+      const range = document.createRange();
+      range.selectNodeContents(cell);
+      const tops = [...range.getClientRects()].map((r) => r.top).sort((a, b) => a - b);
+      const gap = parseFloat(getComputedStyle(cell).fontSize) * 0.8;
+      return [cell.dataset.label || cell.tagName, tops.filter((top, i) => i === 0 || top - tops[i - 1] > gap).length];
+    })`) as Promise<Array<[string, number]>>;
+  const wider = () =>
+    page.evaluate(
+      `[...document.querySelectorAll('.table-wrap > table')].filter((t) => t.getBoundingClientRect().width > t.parentElement.clientWidth + 0.5).length`,
+    );
+
+  it('draws 25 patrol checks at 1366 px within the table’s box, each name and 3PL on one line', async () => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await page.goto(url('/admin/checks'));
+    expect(await page.locator('tbody tr').count()).toBe(25);
+    expect(await wider()).toBe(0);
+    const cells = await lines(
+      'tbody td[data-label="Rider"], tbody td[data-label="Patroller"], tbody td[data-label="3PL"], tbody td[data-label="Checked at"]',
+    );
+    expect(cells).toHaveLength(100);
+    expect(cells.filter(([, n]) => n > 1)).toEqual([]);
+  });
+
+  it.each([1366, 390])(
+    'lists riders with what they hold now at %i px, the returned ones a count linked to their returns',
+    async (width) => {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(url('/admin/equipment/riders'));
+      expect(await wider()).toBe(0);
+      const rows = (await page.evaluate(`[...document.querySelectorAll('tbody tr')].map((tr) => {
+      const cell = (label) => tr.querySelector('td[data-label="' + label + '"]');
+      return {
+        id: cell('Rider ID').innerText.trim(),
+        held: Number(cell('Held').innerText),
+        items: cell('Items held now').querySelectorAll('li').length,
+        returned: Number(cell('Returned').innerText),
+        link: cell('Returned').querySelector('a')?.getAttribute('href') ?? null,
+      };
+    })`)) as Array<{ id: string; held: number; items: number; returned: number; link: string | null }>;
+      expect(rows).toHaveLength(25);
+      expect(rows.some((row) => row.returned > 0)).toBe(true);
+      for (const row of rows)
+        expect(row).toEqual({ ...row, items: row.held, link: row.returned ? `/admin/equipment/returns?rider_id=${row.id}` : null });
+      // On a laptop each item held is one line: a row is as tall as what the rider holds now.
+      if (width === 1366) expect((await lines('tbody td[data-label="Items held now"] li')).filter(([, n]) => n > 1)).toEqual([]);
+    },
+  );
+});
+
 describe('filters picked by name in a browser', () => {
   it('picks an item from the grouped select: the URL holds its ids, a chip names it, and removing the chip clears it', async () => {
     const [item] = (
