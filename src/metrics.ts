@@ -133,7 +133,7 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
   /** Any header a proxy or forwarder adds (X-Forwarded-*, Forwarded, X-Real-IP, Via, …): a request not straight from this machine. */
   const viaProxy = (headers: Record<string, unknown>) =>
     Object.keys(headers).some((name) =>
-      /^(x-forwarded-|forwarded$|x-real-ip$|via$|x-client-ip$|true-client-ip$|cf-connecting-ip$|x-original-forwarded-for$|x-cluster-client-ip$|fastly-client-ip$)/.test(
+      /^(x-forwarded(-.+)?|forwarded(-for)?|via|x-real-ip|.*client-?ip|cf-connecting-ip|x-original-forwarded-for|x-envoy-external-address|x-proxyuser-ip|.*-user-ip)$/.test(
         name,
       ),
     );

@@ -60,7 +60,8 @@ describe('the access log', () => {
         `/v2/questioner/${encoded}/more`,
         `/admin/checks?rider_id=${token}`,
       ];
-      for (const path of sent) await request(t.app).get(path).set('Authorization', `Bearer ${token}`).set('X-Api-Key', token);
+      for (const path of sent)
+        await request(t.app).get(path).set('Authorization', `Bearer ${token}`).set('X-Api-Key', token).set('X-Request-Id', token);
       const written = [...lines, ...t.logs].join('\n');
       for (const shape of [token, encoded, twice, token.slice(5)]) expect(written).not.toContain(shape);
       // Each request still has its line, with the token's place masked.
@@ -89,6 +90,9 @@ describe('the access log', () => {
       expect(await addressLogged('10.0.0.0/8', '203.0.113.9')).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
       expect(await addressLogged('on', '203.0.113.9')).toBe('203.0.113.9'); // the proxy on this machine
       expect(await addressLogged('off', '203.0.113.9')).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    });
+    it('writes no API token a client gave as its address', async () => {
+      expect(await addressLogged('on', `rev2_${'A1b2C3d4E5'.repeat(4)}`)).toBe('rev2_***');
     });
   });
 });

@@ -68,6 +68,77 @@ describe('no input makes a 500', () => {
   });
 });
 
+describe('no input to an admin form makes a 500', () => {
+  const PASSWORD = 'form-input-password';
+  let app: TestApp;
+  beforeAll(async () => {
+    await useDatabase('readOnly');
+    app = await testAppWithAuth('readOnly', { NOTES_PER_MINUTE: '100000' });
+    await createSupervisor(app.pool, { username: 'fi-lead', password: PASSWORD });
+  });
+  afterAll(() => app.close());
+
+  const forms = [
+    '/admin/attention/unchecked/handled',
+    '/admin/attention/unchecked/batch',
+    '/admin/attention/unchecked/assign',
+    '/admin/attention/handled/1/undo',
+    '/admin/attention/batches/1/undo',
+  ];
+  /** Each form's fields as its page sends them (a row of rider 107, given to this supervisor). */
+  const fields = {
+    subject: '107',
+    subjects: '107',
+    which: 'ticked',
+    note: 'called',
+    until: '',
+    back: '/admin/attention',
+    assignee: 'fi-lead',
+  };
+
+  it('a NUL in any field of each form: never a 500; a NUL in the name a batch is given to, a 400 saying so', async () => {
+    const agent = await signIn(app, 'fi-lead', PASSWORD);
+    const token = csrfToken((await agent.get('/admin/attention').expect(200)).text);
+    for (const path of forms) {
+      for (const field of Object.keys(fields)) {
+        const res = await agent
+          .post(path)
+          .type('form')
+          .send({ ...fields, [field]: 'fi\u0000lead', _csrf: token });
+        expect({ path, field, failed: res.status >= 500 }).toEqual({ path, field, failed: false });
+      }
+    }
+    const given = await agent
+      .post('/admin/attention/unchecked/assign')
+      .type('form')
+      .send({ ...fields, assignee: 'fi-\u0000lead', _csrf: token });
+    expect(given.status).toBe(400);
+    expect(given.text).toContain('assignee must not hold control characters');
+  });
+
+  it('a field or parameter named like an object’s own property on each form: never a 500', async () => {
+    const agent = await signIn(app, 'fi-lead', PASSWORD);
+    const token = csrfToken((await agent.get('/admin/attention').expect(200)).text);
+    for (const path of forms) {
+      for (const name of PROTOTYPE_NAMES) {
+        const inBody = await agent
+          .post(path)
+          .type('form')
+          .send(`${new URLSearchParams({ ...fields, _csrf: token }).toString()}&${encodeURIComponent(name)}=1`);
+        const inQuery = await agent
+          .post(`${path}?${encodeURIComponent(name)}=1`)
+          .type('form')
+          .send({ ...fields, _csrf: token });
+        expect({ path, name, statuses: [inBody.status, inQuery.status].filter((status) => status >= 500) }).toEqual({
+          path,
+          name,
+          statuses: [],
+        });
+      }
+    }
+  });
+});
+
 describe('a form posted from another site', () => {
   const PASSWORD = 'cross-site-password';
   let app: TestApp;

@@ -36,6 +36,14 @@ describe('GET /metrics', () => {
         ['X-Forwarded-Host', 'example.org'],
         ['X-Client-IP', '203.0.113.9'],
         ['True-Client-IP', '203.0.113.9'],
+        ['Client-IP', '203.0.113.9'],
+        ['X-Forwarded', 'for=203.0.113.9'],
+        ['Forwarded-For', '203.0.113.9'],
+        ['X-Cluster-Client-IP', '203.0.113.9'],
+        ['X-Azure-ClientIP', '203.0.113.9'],
+        ['X-Envoy-External-Address', '203.0.113.9'],
+        ['X-ProxyUser-Ip', '203.0.113.9'],
+        ['X-AppEngine-User-IP', '203.0.113.9'],
       ])
         expectProblem(await request(t.app).get('/metrics').set(name, value), 404);
     } finally {

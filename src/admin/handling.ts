@@ -251,7 +251,14 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
     '/attention/:rule/assign',
     ...batchGuard,
     ...selectionForm,
-    body('assignee').optional({ values: 'falsy' }).isString().isLength({ max: 64 }),
+    body('assignee')
+      .optional({ values: 'falsy' })
+      .isString()
+      .isLength({ max: 64 })
+      .bail()
+      // PostgreSQL refuses a NUL in a text: a name no supervisor can have, said before it is looked up.
+      .custom((assignee: string) => !CONTROL.test(assignee))
+      .withMessage('must not hold control characters (such as NUL)'),
     async (req: Request, res: Response) => {
       const rule = ruleOf(req);
       if (rule.subject !== 'rider') throw new HttpError(404, 'The rows of this rule are not given to supervisors.');

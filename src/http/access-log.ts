@@ -7,6 +7,9 @@ const SECRET_NAME = /token|secret|pass(word|wd)?|pwd|api[-_]?key|^key$|auth|sign
 /** An API token's shape (src/auth/tokens.ts), wherever it stands: its prefix, then anything. */
 const TOKEN_PREFIX = /rev2_/i;
 
+/** Whether `text` holds anything shaped like an API token (a header the log would write, such as X-Request-Id). */
+export const tokenShaped = (text: string): boolean => TOKEN_PREFIX.test(text);
+
 /** `part` decoded as far as it goes (a token may come percent-encoded, even twice). */
 function decoded(part: string): string {
   let text = part;
@@ -52,9 +55,15 @@ export function maskedUrl(url: string): string {
 export const maskedText = (text: string): string => text.replace(/rev2(_|%5F)[A-Za-z0-9_%-]*/gi, 'rev2_***');
 
 morgan.token('masked-url', (req: IncomingMessage & { originalUrl?: string }) => maskedUrl(req.originalUrl ?? req.url ?? ''));
+// The client's address: behind a trusted proxy, what its X-Forwarded-For says, which is any text a client sent.
+// (As morgan's own :remote-addr reads it: the address at the request's start, when the socket is gone.)
+morgan.token('masked-addr', (req: IncomingMessage & { ip?: string; _remoteAddress?: string }) => {
+  const address = req.ip || req._remoteAddress || req.socket?.remoteAddress;
+  return address === undefined ? undefined : maskedText(address);
+});
 
 /** One line per answer: address, time, method, path with secrets masked, status, size, time taken, request id. */
 export function accessLog(requestIdOf: (res: ServerResponse) => string | undefined) {
   morgan.token('id', (_req, res) => requestIdOf(res));
-  return morgan(':remote-addr [:date[iso]] ":method :masked-url" :status :res[content-length] :response-time ms id=:id');
+  return morgan(':masked-addr [:date[iso]] ":method :masked-url" :status :res[content-length] :response-time ms id=:id');
 }
