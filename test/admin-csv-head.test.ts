@@ -1,10 +1,15 @@
 // A list's CSV starts with its first rows read as a page is (an index range in the list's order),
-// then the rest in one statement after the last of them: the file must be the one statement's file,
-// row for row, for every list, every sort and both directions.
+// then the rest in one statement after the last of them, written by PostgreSQL (COPY) when every
+// column can be, else by JavaScript: the file must be the one statement's file as JavaScript writes it,
+// byte for byte, for every list, every sort and both directions.
 import http from 'node:http';
 import express from 'express';
 import request from 'supertest';
+import { stringify } from 'csv-stringify/sync';
+import { to as copyTo } from 'pg-copy-streams';
+import { copyable, csvCopy } from '../src/admin/csv-copy';
 import { createAdminRouter } from '../src/admin/router';
+import { spreadsheetSafe } from '../src/admin/stream-csv';
 import { adminLists } from '../src/admin/registry';
 import { DEFAULT_ATTENTION } from '../src/config';
 import { poolSettles, serve, testApp, type TestApp } from './support/app';
@@ -13,9 +18,25 @@ let t: TestApp;
 beforeAll(() => (t = testApp('demo')));
 afterAll(() => t.close());
 
-/** The admin pages with a CSV's first `csvHeadRows` rows read as a page (0: the whole file in one statement). */
-const admin = (csvHeadRows: number) => express().use('/admin', createAdminRouter({ pool: t.pool, streamPool: t.streamPool, csvHeadRows }));
+/**
+ * The admin pages with a CSV's first `csvHeadRows` rows read as a page (0: the whole file in one
+ * statement, written by JavaScript), written by PostgreSQL where it can unless `csvCopy` is false.
+ */
+const admin = (csvHeadRows: number, csvCopy = true) =>
+  express().use('/admin', createAdminRouter({ pool: t.pool, streamPool: t.streamPool, csvHeadRows, csvCopy }));
 const csv = async (app: express.Express, path: string) => (await request(app).get(path).expect(200)).text;
+
+/** What a COPY statement writes, as text. */
+async function copyText(sql: string): Promise<string> {
+  const client = await t.pool.connect();
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of client.query(copyTo(sql))) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    client.release();
+  }
+}
 
 const cases = adminLists(DEFAULT_ATTENTION).flatMap((list) =>
   Object.keys(list.sorts).flatMap((sort) => (['asc', 'desc'] as const).map((dir) => [`${list.path}.csv?sort=${sort}&dir=${dir}`] as const)),
@@ -26,12 +47,28 @@ describe('a list CSV read as its first rows, then the rest', () => {
     const whole = await csv(admin(0), `/admin${path}`);
     // 7 rows first: the rest follows after a key of the middle of the list.
     expect(await csv(admin(7), `/admin${path}`)).toBe(whole);
+    expect(await csv(admin(7, false), `/admin${path}`)).toBe(whole);
   });
 
   it('reads past the first rows in the demo’s lists, so the rest is what is compared', async () => {
     for (const list of adminLists(DEFAULT_ATTENTION)) {
       const lines = (await csv(admin(0), `/admin${list.path}.csv`)).trimEnd().split('\n');
       expect({ list: list.path, more: lines.length - 1 > 7 }).toEqual({ list: list.path, more: true });
+    }
+  });
+
+  it('is written by PostgreSQL for the patrol checks, assignments, returns and exchanges', () => {
+    const copied = adminLists(DEFAULT_ATTENTION)
+      .filter((list) => copyable(list.table))
+      .map((list) => list.path);
+    expect(copied).toEqual(['/checks', '/equipment/assignments', '/equipment/returns', '/equipment/exchanges']);
+  });
+
+  it('makes a cell a spreadsheet would run as a formula safe, as JavaScript does, and keeps numbers', async () => {
+    const cells = ['=HYPERLINK("x")', '+1 call', '-3', '-3.5', '@sum', '\tx', '\rx', 'plain', '', ' =not first', '٣', '+٣'];
+    for (const cell of cells) {
+      const sql = csvCopy([{ key: 'v', label: 'V' }], { text: 'SELECT $1::text AS v', values: [cell] }, false);
+      expect({ cell, copied: await copyText(sql) }).toEqual({ cell, copied: stringify([[spreadsheetSafe(cell)]]) });
     }
   });
 

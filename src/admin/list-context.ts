@@ -26,6 +26,8 @@ export interface ListDeps {
   today?: () => string;
   /** A CSV's first rows, read as a page is before the rest in one statement (CSV_HEAD_ROWS; 0: all in one statement). */
   csvHeadRows?: number;
+  /** A list's CSV written by PostgreSQL (COPY) when every column can be; false: by JavaScript. */
+  csvCopy?: boolean;
 }
 
 export interface ListContext {
@@ -46,7 +48,7 @@ export interface ListContext {
 }
 
 export function listContext(resource: ListResource, deps: ListDeps): ListContext {
-  const { tabs, countCap = DEFAULT_COUNT_CAP, today = () => dayIn('UTC'), csvHeadRows = CSV_HEAD_ROWS, ...rest } = deps;
+  const { tabs, countCap = DEFAULT_COUNT_CAP, today = () => dayIn('UTC'), csvHeadRows = CSV_HEAD_ROWS, csvCopy = true, ...rest } = deps;
   // Each sort is named by the header of the column it orders (the URL name when no column shows it).
   const sortChoices = Object.keys(resource.sorts).map((value) => ({
     value,
@@ -63,7 +65,7 @@ export function listContext(resource: ListResource, deps: ListDeps): ListContext
     equipmentTabs: tabs.filter((tab) => tab.section === resource.section),
     countCap: resource.countCap ?? countCap,
     csvHeadRows,
-    deps: { ...rest, today },
+    deps: { ...rest, today, csvCopy },
   };
 }
 

@@ -25,6 +25,11 @@ export interface ListColumn<S extends string = string> {
   nowrap?: boolean;
   /** The cell's text in the table and in the CSV; the row's value under `key` by default. */
   text?: (row: Row) => string;
+  /**
+   * The same text written by PostgreSQL, over the list's columns as `t.<key>` (a column with `text` or
+   * `items` needs it for its list's CSV to be written by COPY; see src/admin/csv-copy.ts).
+   */
+  csvSql?: string;
   href?: (row: Row) => string | undefined;
   badge?: (row: Row) => 'pass' | 'fail' | 'muted' | undefined;
   /** Several entries in one cell (the CSV joins their texts). */

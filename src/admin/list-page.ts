@@ -5,7 +5,7 @@ import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { sessionKey } from '../http/stream-limit';
 import { invalidQuery, type FieldErrors } from '../http/errors';
-import { afterKey, cappedCount, orderAll, pageKeys, pageRows, sortKeys, type SortKey } from '../queries/keyset';
+import { afterKey, afterRowOf, cappedCount, orderAll, pageKeys, pageRows, sortKeys, type SortKey } from '../queries/keyset';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { href, stringQuery, without, type Query } from '../html/urls';
@@ -20,7 +20,8 @@ import { listForm, loadChoices } from './list-form';
 import { keyValuesOfRow, pageOf, pagerOf, positionOf, type Position } from './list-pager';
 import { DEFAULT_PER_PAGE, LIST_PARAM_NAMES, PER_PAGE_CHOICES, POSITION_PARAM_NAMES } from './list-params';
 import { csvColumns, headersOf, rowsOf } from './list-table';
-import { streamCsv, type Row } from './stream-csv';
+import { streamCopyCsv, streamCsv, type Row } from './stream-csv';
+import { copyable, csvCopy } from './csv-copy';
 
 // The list engine: the HTML page and the CSV download of any list (list-definition.ts), both from the
 // list's one builder. A request goes: canonical address (list-canonical.ts), values, then the page
@@ -223,22 +224,14 @@ async function csv(context: ListContext, req: Request, res: Response): Promise<v
   // statement, which may sort them all (as fast in all as it gets: one hash join per table, not one
   // look-up per row).
   const all = () => orderAll(columns(), order, dir, resource.tieBreak);
-  const head = () =>
-    pageRows(
-      columns(),
-      pageKeys({
-        source: () => (resource.keys ?? resource.filtered)(values),
-        sort: order,
-        dir,
-        tieBreak: resource.tieBreak,
-        backwards: false,
-        offset: 0,
-        limit: csvHeadRows,
-      }),
-      order,
-      dir,
-      resource.tieBreak,
-    );
+  const keysRead = {
+    source: () => (resource.keys ?? resource.filtered)(values),
+    sort: order,
+    dir,
+    tieBreak: resource.tieBreak,
+    backwards: false,
+  };
+  const head = () => pageRows(columns(), pageKeys({ ...keysRead, offset: 0, limit: csvHeadRows }), order, dir, resource.tieBreak);
   const keyCount = sortKeys(order, dir).length;
   const rest = (last: Row, rows: number) =>
     rows < csvHeadRows
@@ -254,6 +247,19 @@ async function csv(context: ListContext, req: Request, res: Response): Promise<v
         })
       : resource.csvName(values);
   const { key, what } = sessionKey(req);
+  if (csvHeadRows > 0 && deps.csvCopy && copyable(resource.table)) {
+    // Written by PostgreSQL: the rest starts after the row the first rows end at, read in the same snapshot.
+    const boundary = pageKeys({ ...keysRead, offset: csvHeadRows - 1, limit: 1 });
+    const after = orderAll(afterRowOf(columns(), order, dir, resource.tieBreak, boundary), order, dir, resource.tieBreak);
+    await deps.streamLimit.run(key, what, () =>
+      streamCopyCsv(deps.streamPool, res, {
+        filename: `${filename}.csv`,
+        head: csvCopy(resource.table, toNative(head()), true),
+        rest: csvCopy(resource.table, toNative(after), false),
+      }),
+    );
+    return;
+  }
   await deps.streamLimit.run(key, what, () =>
     streamCsv(deps.streamPool, toNative(csvHeadRows > 0 ? head() : all()), res, {
       filename: `${filename}.csv`,

@@ -20,6 +20,7 @@ const passFail = (key: string, label: string): ListColumn<never> => ({
   label,
   only: 'csv',
   text: (row) => (row[key] ? 'Passed' : 'Failed'),
+  csvSql: `CASE WHEN t.${key} IS TRUE THEN 'Passed' ELSE 'Failed' END`,
   badge: (row) => (row[key] ? 'pass' : 'fail'),
 });
 /** A check's result: Passed, or Failed with the validations that failed ("Failed: ID, plate"). */
@@ -33,12 +34,21 @@ const result: ListColumn<never> = {
   key: 'result',
   label: 'Result',
   text: (row) => (failedOf(row).length ? `Failed: ${failedOf(row).join(', ')}` : 'Passed'),
+  csvSql: `CASE WHEN ${VALIDATIONS.map(([key]) => `t.${key} IS TRUE`).join(' AND ')} THEN 'Passed' ELSE 'Failed: ' || concat_ws(', ', ${VALIDATIONS.map(([key, label]) => `CASE WHEN t.${key} IS NOT TRUE THEN '${label}' END`).join(', ')}) END`,
   badge: (row) => (failedOf(row).length ? 'fail' : 'pass'),
 };
-const item =
-  (prefix = '') =>
-  (row: Row) =>
-    `${row[`${prefix}product_name`]} / ${row[`${prefix}variation_name`]}`;
+/** An item's column: "Helmet / L", from the product's and the variation's names. */
+function itemColumn(prefix: string, label: string): ListColumn<never>;
+function itemColumn(prefix: string, label: string, sort: 'product'): ListColumn<'product'>;
+function itemColumn(prefix: string, label: string, sort?: 'product'): ListColumn<'product'> {
+  return {
+    key: `${prefix}product_name`,
+    label,
+    sort,
+    text: (row: Row) => `${row[`${prefix}product_name`]} / ${row[`${prefix}variation_name`]}`,
+    csvSql: `t.${prefix}product_name || ' / ' || t.${prefix}variation_name`,
+  };
+}
 
 export const checks = defineList({
   path: '/checks',
@@ -90,11 +100,16 @@ export const assignmentList = defineList({
     riderId,
     riderName,
     company,
-    { key: 'product_name', label: 'Item', sort: 'product', text: item() },
+    itemColumn('', 'Item', 'product'),
     { key: 'product_id', label: 'Product ID', only: 'csv' },
     { key: 'variation_id', label: 'Variation ID', only: 'csv' },
     { key: 'assign_method', label: 'Assign type' },
-    { key: 'assign_type', label: 'Record', text: (row) => (row.assign_type === 'exchange' ? 'From an exchange' : 'Assigned') },
+    {
+      key: 'assign_type',
+      label: 'Record',
+      text: (row) => (row.assign_type === 'exchange' ? 'From an exchange' : 'Assigned'),
+      csvSql: `CASE WHEN t.assign_type = 'exchange' THEN 'From an exchange' ELSE 'Assigned' END`,
+    },
     { key: 'assigned_by', label: 'Assigned by', auto: true },
     {
       key: 'returned_at',
@@ -103,6 +118,7 @@ export const assignmentList = defineList({
       firstDir: 'desc',
       nowrap: true,
       text: (row) => (row.returned_at ? String(row.returned_at) : 'Held now'),
+      csvSql: `coalesce(nullif(t.returned_at::text, ''), 'Held now')`,
       badge: (row) => (row.returned_at ? undefined : 'muted'),
     },
   ],
@@ -182,7 +198,7 @@ export const returnList = defineList({
     riderId,
     riderName,
     company,
-    { key: 'product_name', label: 'Item', sort: 'product', text: item() },
+    itemColumn('', 'Item', 'product'),
     { key: 'product_id', label: 'Product ID', only: 'csv' },
     { key: 'variation_id', label: 'Variation ID', only: 'csv' },
     { key: 'assigned_at', label: 'Assigned at', nowrap: true },
@@ -210,10 +226,10 @@ export const exchangeList = defineList({
     riderId,
     riderName,
     company,
-    { key: 'old_product_name', label: 'Gave back', text: item('old_') },
+    itemColumn('old_', 'Gave back'),
     { key: 'old_product_id', label: 'Old product ID', only: 'csv' },
     { key: 'old_variation_id', label: 'Old variation ID', only: 'csv' },
-    { key: 'new_product_name', label: 'Received', text: item('new_') },
+    itemColumn('new_', 'Received'),
     { key: 'new_product_id', label: 'New product ID', only: 'csv' },
     { key: 'new_variation_id', label: 'New variation ID', only: 'csv' },
     { key: 'exchange_type', label: 'Exchange type', sort: 'exchange_type', auto: true },

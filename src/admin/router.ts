@@ -29,6 +29,8 @@ export interface AdminDeps {
   listCountCap?: number;
   /** A list CSV's first rows, read as a page is before the rest (CSV_HEAD_ROWS; 0: one statement for all). */
   csvHeadRows?: number;
+  /** A list's CSV written by PostgreSQL (COPY) when every column can be (default); false: by JavaScript. */
+  csvCopy?: boolean;
   /** The service's time zone (TIME_ZONE): the lists' date presets start from today in it (UTC when not given). */
   timeZone?: string;
   /** Today, YYYY-MM-DD; from the clock in `timeZone` when not given (tests fix it). */
@@ -53,6 +55,7 @@ export function createAdminRouter({
   attention = DEFAULT_ATTENTION,
   listCountCap,
   csvHeadRows,
+  csvCopy,
   handling,
   timeZone = 'UTC',
   today = () => dayIn(timeZone),
@@ -74,6 +77,7 @@ export function createAdminRouter({
       tabs: equipmentTabs,
       countCap: listCountCap,
       csvHeadRows,
+      csvCopy,
       today,
     });
     router.get(resource.path, handlers.page);

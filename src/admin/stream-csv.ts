@@ -2,6 +2,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import type { Response } from 'express';
 import { stringify } from 'csv-stringify';
 import QueryStream from 'pg-query-stream';
+import { to as copyTo } from 'pg-copy-streams';
 import type { NativeQuery } from '../db/knex';
 import { streamStatement, type StreamReader } from '../db/stream-query';
 
@@ -80,6 +81,47 @@ export async function streamCsv(
         .set('Cache-Control', 'no-store');
       // The byte order mark tells spreadsheet programs the file is UTF-8 (Arabic names stay readable).
       return [new RowsToCells(columns), stringify({ header: true, columns: columns.map((c) => c.label), bom: true })];
+    },
+  });
+}
+
+/** The byte order mark before the first bytes of a CSV written by PostgreSQL. */
+class WithBom extends Transform {
+  private started = false;
+  _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    if (!this.started) {
+      this.started = true;
+      this.push('\uFEFF');
+    }
+    done(null, chunk);
+  }
+  _flush(done: TransformCallback): void {
+    if (!this.started) this.push('\uFEFF');
+    done();
+  }
+}
+
+/**
+ * A CSV download written by PostgreSQL: the COPY `head` (with the header line), then the COPY `rest`,
+ * both in one snapshot (see StreamPlan.rest), straight to the socket with backpressure. Resolves when the
+ * download is over and its statements have stopped.
+ */
+export async function streamCopyCsv(
+  pool: StreamReader,
+  res: Response,
+  { filename, head, rest }: { filename: string; head: string; rest: string },
+): Promise<void> {
+  await streamStatement(pool, res, {
+    statement: () => copyTo(head),
+    rest: () => copyTo(rest),
+    drainOnStop: true,
+    respond: () => {
+      res
+        .status(200)
+        .type('text/csv; charset=utf-8')
+        .set('Content-Disposition', `attachment; filename="${filename}"`)
+        .set('Cache-Control', 'no-store');
+      return [new WithBom()];
     },
   });
 }

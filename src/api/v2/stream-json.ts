@@ -1,7 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import type { Response } from 'express';
-import { escapeLiteral } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { inlineParameters } from '../../db/copy';
 import type { NativeQuery } from '../../db/knex';
 import { streamStatement, type StreamReader } from '../../db/stream-query';
 
@@ -52,18 +52,6 @@ export class JsonLinesToArray extends Transform {
     if (this.held !== COMMA) return done(new Error('COPY output did not end with a line end'));
     done(null, ']');
   }
-}
-
-function literal(value: unknown): string {
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'string') return escapeLiteral(value);
-  throw new TypeError(`cannot inline a parameter of type ${typeof value}`);
-}
-
-/** COPY takes no bind parameters, so validated values are written into the SQL as quoted literals. */
-export function inlineParameters(query: NativeQuery): string {
-  return query.text.replace(/\$(\d+)/g, (_match, n: string) => literal(query.values[Number(n) - 1]));
 }
 
 /**
