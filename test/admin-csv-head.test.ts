@@ -15,7 +15,7 @@ import { DEFAULT_ATTENTION } from '../src/config';
 import { poolSettles, serve, testApp, type TestApp } from './support/app';
 
 let t: TestApp;
-beforeAll(() => (t = testApp('demo')));
+beforeAll(() => (t = testApp('csvHead')));
 afterAll(() => t.close());
 
 /**

@@ -55,6 +55,11 @@ export function testDatabases() {
     budget: `rider_equipment_test_budget_${run}`,
     /** A copy of DEMO for test/attention-item-filter.test.ts, which marks its riders handled. */
     attentionItems: `rider_equipment_test_attention_items_${run}`,
+    /**
+     * A copy of DEMO for test/admin-csv-head.test.ts, which leaves a download half-way and then reads the
+     * activity of its database, as test/admin-csv.test.ts does on DEMO.
+     */
+    csvHead: `rider_equipment_test_csv_head_${run}`,
   };
 }
 
@@ -75,6 +80,7 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   readOnly: 'fixture',
   budget: 'fixture',
   attentionItems: 'demo',
+  csvHead: 'demo',
   large: 'large',
   largeCopy: 'large',
   slowReaders: 'large',
