@@ -41,6 +41,14 @@ class RowsToCells extends Transform {
   }
 }
 
+/** A CSV download's status and headers, set at its first row. */
+const downloadHeaders = (res: Response, filename: string) =>
+  res
+    .status(200)
+    .type('text/csv; charset=utf-8')
+    .set('Content-Disposition', `attachment; filename="${filename}"`)
+    .set('Cache-Control', 'no-store');
+
 /**
  * Streams every row of a query as a CSV download: a server-side cursor read in batches, through
  * csv-stringify, to the socket, with backpressure all the way, so memory stays bounded at any size.
@@ -74,11 +82,7 @@ export async function streamCsv(
       }),
     drainOnStop: false,
     respond: () => {
-      res
-        .status(200)
-        .type('text/csv; charset=utf-8')
-        .set('Content-Disposition', `attachment; filename="${filename}"`)
-        .set('Cache-Control', 'no-store');
+      downloadHeaders(res, filename);
       // The byte order mark tells spreadsheet programs the file is UTF-8 (Arabic names stay readable).
       return [new RowsToCells(columns), stringify({ header: true, columns: columns.map((c) => c.label), bom: true })];
     },
@@ -116,11 +120,7 @@ export async function streamCopyCsv(
     rest: () => copyTo(rest),
     drainOnStop: true,
     respond: () => {
-      res
-        .status(200)
-        .type('text/csv; charset=utf-8')
-        .set('Content-Disposition', `attachment; filename="${filename}"`)
-        .set('Cache-Control', 'no-store');
+      downloadHeaders(res, filename);
       return [new WithBom()];
     },
   });
