@@ -119,10 +119,15 @@ function feedRest<S extends Readable & Submittable>(
     rows.pipe(head, { end: false });
     return finished(rows);
   };
+  // A statement's rows end before its connection is ready for the next one: wait for that, not queue.
+  const ready = async () => {
+    if (!(await becomesIdle(client, CANCEL_GRACE_MS))) throw new Error('the statement did not finish after its last row');
+  };
   void (async () => {
     await read(first);
     // An answer that failed meanwhile (its client left) starts nothing more: its stop has run already.
     if (head.destroyed) return;
+    await ready();
     const next = rest(last, count);
     if (next) {
       const rows = client.query(next);
@@ -130,6 +135,7 @@ function feedRest<S extends Readable & Submittable>(
       rows.once('error', (error) => head.destroy(error));
       started(rows);
       await read(rows);
+      await ready();
     }
     // Before the answer ends: its client may ask for the next one at once, and find this place given back.
     await client.query('COMMIT');
