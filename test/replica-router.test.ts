@@ -131,6 +131,36 @@ describe('ReadRouter: a replica only while its lag is known to be within REPLICA
     );
   });
 
+  it('takes back a replica whose deadline passed only once it has replayed what was committed before it left', () => {
+    // Readings late on a busy machine: the last one before replay stopped (the replica's newest commit is
+    // at -88) was sent at -600, 50 ms behind, so the replica serves until 350; from 351 the primary does,
+    // and a client may read there a change committed at 0 that the replica has not replayed.
+    const { at, primary, replicas } = setUp({ maxLagMs: 1000, checkMs: 250 });
+    at(-600).apply([{ lagMs: 50, at: -600, received: -590 }]);
+    expect(at(350).pick()).toBe(replicas[0]);
+    expect(at(351).pick()).toBe(primary);
+    // A reading sent at 420 finds it 508 ms behind: within the bound until 912, but its data are from
+    // before it left. It stays out, so no client finds the change undone.
+    at(470).apply([{ lagMs: 508, at: 420, received: 470 }]);
+    expect(at(470).pick()).toBe(primary);
+    expect(at(900).pick()).toBe(primary);
+    // Replay resumed: a reading that finds it 30 ms behind at 1000 has it past 350, so it comes back.
+    at(1010).apply([{ lagMs: 30, at: 1000, received: 1010 }]);
+    expect(at(1010).pick()).toBe(replicas[0]);
+  });
+
+  it('takes a replica out at once when a check fails, and back only once it has replayed past that moment', () => {
+    const { at, primary, replicas } = setUp({ maxLagMs: 1000, checkMs: 250 });
+    at(0).apply([reading(0, 0)]);
+    expect(at(100).pick()).toBe(replicas[0]);
+    at(200).apply([{ lagMs: null, at: 150, received: 200, error: 'timeout' }]);
+    expect(at(200).pick()).toBe(primary);
+    at(460).apply([{ lagMs: 400, at: 450, received: 460 }]); // its data from 50: before it left at 199
+    expect(at(460).pick()).toBe(primary);
+    at(710).apply([{ lagMs: 100, at: 700, received: 710 }]); // from 600
+    expect(at(710).pick()).toBe(replicas[0]);
+  });
+
   it('drops a replica at once on a connection error, and takes it back only on a check made after it', () => {
     const { at, primary, replicas, logs } = setUp({ maxLagMs: 3000 });
     at(0).apply([reading(0, 0)]);

@@ -230,17 +230,22 @@ export class ReadRouter {
  * so the later of the two holds. But every worker acts on the deadline it holds, and a reading reaches
  * them one by one: a deadline is moved only while the old one is at least `margin` ahead of the reading
  * (no worker has acted on it yet, nor will before the reading reaches it), or, once it has passed, to a
- * new one at least `margin` ahead (the replica comes back for a while, not for a moment). Otherwise the
- * old one holds: every worker takes the replica out at the same instant, and none takes it back at once.
+ * new one at least `margin` ahead (the replica comes back for a while, not for a moment), and only once
+ * it has replayed what was committed before it left (at - lagMs past the old deadline): from that
+ * deadline the primary served its reads, and a client that read a change there must not find it undone
+ * on the replica (readings late on a busy machine let a deadline pass while the replica was behind).
+ * Otherwise the old one holds: every worker takes the replica out at the same instant, and none takes it
+ * back at once. A failed check takes it out at once, the moment it left kept as its deadline.
  */
 export function settle(until: number | undefined, reading: LagReading, maxLagMs: number, margin: number): number | undefined {
-  if (reading.lagMs === null) return undefined; // a failed check: out at once
+  const received = reading.received ?? reading.at;
+  if (reading.lagMs === null) return until === undefined ? undefined : Math.min(until, received - 1);
   const bound = reading.at + maxLagMs - reading.lagMs;
   if (until !== undefined && bound <= until) return until;
-  const received = reading.received ?? reading.at;
   const held = until !== undefined && until >= received;
-  if (held ? until - received >= margin : bound - received >= margin) return bound;
-  return until;
+  if (held) return until - received >= margin ? bound : until;
+  const caughtUp = until === undefined || reading.at - reading.lagMs > until;
+  return caughtUp && bound - received >= margin ? bound : until;
 }
 
 /** The most a reading's margin is (see margin()). */
