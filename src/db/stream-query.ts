@@ -125,9 +125,9 @@ function feedRest<S extends Readable & Submittable>(
   };
   void (async () => {
     await read(first);
+    await ready();
     // An answer that failed meanwhile (its client left) starts nothing more: its stop has run already.
     if (head.destroyed) return;
-    await ready();
     const next = rest(last, count);
     if (next) {
       const rows = client.query(next);
