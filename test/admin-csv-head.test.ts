@@ -4,6 +4,7 @@
 // byte for byte, for every list, every sort and both directions.
 import http from 'node:http';
 import express from 'express';
+import type pg from 'pg';
 import request from 'supertest';
 import { stringify } from 'csv-stringify/sync';
 import { to as copyTo } from 'pg-copy-streams';
@@ -12,6 +13,9 @@ import { createAdminRouter } from '../src/admin/router';
 import { spreadsheetSafe } from '../src/admin/stream-csv';
 import { adminLists } from '../src/admin/registry';
 import { DEFAULT_ATTENTION } from '../src/config';
+import { adminPages, resolvePage } from '../bench/admin-pages';
+import { datasetValues } from '../bench/admin';
+import { allLists } from '../src/admin/lists';
 import { poolSettles, serve, testApp, type TestApp } from './support/app';
 
 let t: TestApp;
@@ -69,6 +73,19 @@ describe('a list CSV read as its first rows, then the rest', () => {
     for (const cell of cells) {
       const sql = csvCopy([{ key: 'v', label: 'V' }], { text: 'SELECT $1::text AS v', values: [cell] }, false);
       expect({ cell, copied: await copyText(sql) }).toEqual({ cell, copied: stringify([[spreadsheetSafe(cell)]]) });
+    }
+  });
+
+  it('is the one statement’s file under each filter of each list, the sampled values of its data', async () => {
+    const { pages, samples } = adminPages(allLists, { deepPage: 400, bothDirections: false });
+    const client = await t.pool.connect();
+    const values = await datasetValues(client as unknown as pg.Client, samples).finally(() => client.release());
+    const filtered = pages.filter((page) => page.list?.variant === 'filter');
+    expect(filtered.length).toBeGreaterThan(30);
+    for (const page of filtered) {
+      const [path, query] = resolvePage(page, values, () => 0.5).split('?');
+      const address = `${path}.csv?${query}`;
+      expect({ address, same: await csv(admin(7), address) }).toEqual({ address, same: await csv(admin(0), address) });
     }
   });
 
