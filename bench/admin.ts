@@ -450,6 +450,37 @@ export async function runAdmin(
   return result;
 }
 
+/**
+ * A scenario on the bench's dataset alone: one service, its supervisor signed in; `work` gives what the
+ * scenario measured (its values, connections and its own part of the result).
+ */
+async function alone(
+  server: BenchServer,
+  derived: Derived,
+  options: BenchOptions,
+  log: (msg: string) => void,
+  work: (service: RunningService, browser: AdminBrowser) => Promise<Pick<AdminResult, 'values' | 'connections' | 'team' | 'queue'>>,
+): Promise<AdminResult> {
+  const login = await supervisorFor(server.url);
+  const service = await startService(server.url, await issueBenchToken(server.url));
+  try {
+    log(`Service: pid ${service.pid} on ${service.base} (${options.riders} riders)`);
+    const browser = await AdminBrowser.signIn(service.base, login.username, login.password);
+    const measured = await work(service, browser);
+    return {
+      riders: options.riders,
+      compareRiders: options.riders,
+      compareDatabase: BENCH_DATABASE,
+      skipped: derived.skipped,
+      requests: 0,
+      pages: [],
+      ...measured,
+    };
+  } finally {
+    await service.stop();
+  }
+}
+
 /** `--admin-team-only`: the team scenario on the bench's dataset, nothing else. */
 async function teamOnly(
   server: BenchServer,
@@ -459,53 +490,21 @@ async function teamOnly(
   log: (msg: string) => void,
 ): Promise<AdminResult> {
   const values = await withClient(server.url, (client) => datasetValues(client, derived.samples));
-  const login = await supervisorFor(server.url);
-  const service = await startService(server.url, await issueBenchToken(server.url));
-  try {
-    log(`Service: pid ${service.pid} on ${service.base} (${options.riders} riders)`);
-    const browser = await AdminBrowser.signIn(service.base, login.username, login.password);
+  return alone(server, derived, options, log, async (service, browser) => {
     log(
       `\nTeam: ${options.adminTeam} supervisors on ${pages.length} random pages for ${options.duration} s, then beside a client on the deep pages and the API`,
     );
     const team = await runTeam(service, browser, values, pages, { ...options, adminTeam: Math.max(1, options.adminTeam) }, log);
-    return {
-      riders: options.riders,
-      compareRiders: options.riders,
-      compareDatabase: BENCH_DATABASE,
-      values: { main: values },
-      skipped: derived.skipped,
-      requests: 0,
-      connections: options.adminTeam,
-      pages: [],
-      team,
-    };
-  } finally {
-    await service.stop();
-  }
+    return { values: { main: values }, connections: options.adminTeam, team };
+  });
 }
 
 /** `--admin-queue-only`: the work queue's pages and one batch on the bench's dataset, nothing else. */
-async function queueOnly(server: BenchServer, derived: Derived, options: BenchOptions, log: (msg: string) => void): Promise<AdminResult> {
-  const login = await supervisorFor(server.url);
-  const service = await startService(server.url, await issueBenchToken(server.url));
-  try {
-    log(`Service: pid ${service.pid} on ${service.base} (${options.riders} riders)`);
-    const browser = await AdminBrowser.signIn(service.base, login.username, login.password);
+function queueOnly(server: BenchServer, derived: Derived, options: BenchOptions, log: (msg: string) => void): Promise<AdminResult> {
+  return alone(server, derived, options, log, async (_service, browser) => {
     log(`\nThe work queue for a team: Needs attention's pages and one batch, at ${options.riders} riders`);
     const queue = await runQueue(server.url, browser, options.riders, log);
-    const empty: DatasetValues = { samples: {}, ranges: { rider: { min: 0, max: 0 }, check: { min: 0, max: 0 } } };
-    return {
-      riders: options.riders,
-      compareRiders: options.riders,
-      compareDatabase: BENCH_DATABASE,
-      values: { main: empty },
-      skipped: derived.skipped,
-      requests: 0,
-      connections: 1,
-      pages: [],
-      queue,
-    };
-  } finally {
-    await service.stop();
-  }
+    const none: DatasetValues = { samples: {}, ranges: { rider: { min: 0, max: 0 }, check: { min: 0, max: 0 } } };
+    return { values: { main: none }, connections: 1, queue };
+  });
 }

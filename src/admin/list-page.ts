@@ -5,7 +5,7 @@ import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { sessionKey } from '../http/stream-limit';
 import { invalidQuery, type FieldErrors } from '../http/errors';
-import { afterKey, afterRowOf, cappedCount, orderAll, pageKeys, pageRows, sortKeys, type SortKey } from '../queries/keyset';
+import { afterRowOf, cappedCount, orderAll, pageKeys, pageRows, sortKeys, type SortKey } from '../queries/keyset';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { href, stringQuery, without, type Query } from '../html/urls';
@@ -17,7 +17,7 @@ import { chips } from './list-chips';
 import { listContext, sortOf, type ListContext, type ListDeps } from './list-context';
 import type { ListResource, Values } from './list-definition';
 import { listForm, loadChoices } from './list-form';
-import { keyValuesOfRow, pageOf, pagerOf, positionOf, type Position } from './list-pager';
+import { pageOf, pagerOf, positionOf, type Position } from './list-pager';
 import { DEFAULT_PER_PAGE, LIST_PARAM_NAMES, PER_PAGE_CHOICES, POSITION_PARAM_NAMES } from './list-params';
 import { csvColumns, headersOf, rowsOf } from './list-table';
 import { streamCopyCsv, streamCsv, type Row } from './stream-csv';
@@ -232,13 +232,9 @@ async function csv(context: ListContext, req: Request, res: Response): Promise<v
     backwards: false,
   };
   const head = () => pageRows(columns(), pageKeys({ ...keysRead, offset: 0, limit: csvHeadRows }), order, dir, resource.tieBreak);
-  const keyCount = sortKeys(order, dir).length;
-  const rest = (last: Row, rows: number) =>
-    rows < csvHeadRows
-      ? undefined
-      : toNative(
-          orderAll(afterKey(columns(), order, dir, resource.tieBreak, keyValuesOfRow(last, keyCount)), order, dir, resource.tieBreak),
-        );
+  // The rest starts after the row the first rows end at (none when the list is shorter), in the same snapshot.
+  const boundary = () => pageKeys({ ...keysRead, offset: csvHeadRows - 1, limit: 1 });
+  const after = () => orderAll(afterRowOf(columns(), order, dir, resource.tieBreak, boundary()), order, dir, resource.tieBreak);
   const filename =
     typeof resource.csvName === 'string'
       ? csvFileName(resource.csvName, resource.filters, values, deps.today(), {
@@ -247,25 +243,18 @@ async function csv(context: ListContext, req: Request, res: Response): Promise<v
         })
       : resource.csvName(values);
   const { key, what } = sessionKey(req);
+  const filenameCsv = `${filename}.csv`;
   if (csvHeadRows > 0 && deps.csvCopy && copyable(resource.table)) {
-    // Written by PostgreSQL: the rest starts after the row the first rows end at, read in the same snapshot.
-    const boundary = pageKeys({ ...keysRead, offset: csvHeadRows - 1, limit: 1 });
-    const after = orderAll(afterRowOf(columns(), order, dir, resource.tieBreak, boundary), order, dir, resource.tieBreak);
-    await deps.streamLimit.run(key, what, () =>
-      streamCopyCsv(deps.streamPool, res, {
-        filename: `${filename}.csv`,
-        head: csvCopy(resource.table, toNative(head()), true),
-        rest: csvCopy(resource.table, toNative(after), false),
-      }),
-    );
+    // Written by PostgreSQL.
+    const [first, rest] = [csvCopy(resource.table, toNative(head()), true), csvCopy(resource.table, toNative(after()), false)];
+    await deps.streamLimit.run(key, what, () => streamCopyCsv(deps.streamPool, res, { filename: filenameCsv, head: first, rest }));
     return;
   }
+  const columnsCsv = csvColumns(resource.table);
   await deps.streamLimit.run(key, what, () =>
-    streamCsv(deps.streamPool, toNative(csvHeadRows > 0 ? head() : all()), res, {
-      filename: `${filename}.csv`,
-      columns: csvColumns(resource.table),
-      rest: csvHeadRows > 0 ? rest : undefined,
-    }),
+    csvHeadRows > 0
+      ? streamCsv(deps.streamPool, toNative(head()), res, { filename: filenameCsv, columns: columnsCsv, rest: toNative(after()) })
+      : streamCsv(deps.streamPool, toNative(all()), res, { filename: filenameCsv, columns: columnsCsv }),
   );
 }
 

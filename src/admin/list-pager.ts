@@ -87,14 +87,9 @@ export function pageOf(found: Row[], position: Position, perPage: number) {
   return { rows, before, after };
 }
 
-/** The sort key's values of a row read with pageRows(): its keys, then its id. */
-export const keyValuesOfRow = (row: Row, keyCount: number) => [
-  ...Array.from({ length: keyCount }, (_, i) => String(row[`page_key_${i}`])),
-  String(row.page_key_id),
-];
-
 /** The sort key of a row read with pageRows(), as a cursor. */
-export const keyOfRow = (row: Row, keyCount: number) => cursorOf(keyValuesOfRow(row, keyCount));
+export const keyOfRow = (row: Row, keyCount: number) =>
+  cursorOf([...Array.from({ length: keyCount }, (_, i) => String(row[`page_key_${i}`])), String(row.page_key_id)]);
 
 export interface Total {
   /** Exact, or the cap when `capped`. */

@@ -67,19 +67,14 @@ export async function streamCsv(
   }: {
     filename: string;
     columns: readonly CsvColumn[];
-    /** The statement of the rows after the query's, from its last row and how many it gave (see StreamPlan.rest). */
-    rest?: (last: Row, rows: number) => NativeQuery | undefined;
+    /** The statement of the rows after the query's, read in the same snapshot (see StreamPlan.rest). */
+    rest?: NativeQuery;
   },
 ): Promise<void> {
   const cursor = (q: NativeQuery) => new QueryStream(q.text, q.values, { batchSize: BATCH_ROWS });
   await streamStatement(pool, res, {
     statement: () => cursor(query),
-    rest:
-      rest &&
-      ((last, n) => {
-        const next = rest(last as Row, n);
-        return next && cursor(next);
-      }),
+    rest: rest && (() => cursor(rest)),
     drainOnStop: false,
     respond: () => {
       downloadHeaders(res, filename);

@@ -86,11 +86,10 @@ export interface StreamPlan<S extends Readable & Submittable> {
   /** Makes the statement: a COPY or a cursor. */
   statement: () => S;
   /**
-   * The statement that carries the answer on after the first one's rows (given its last row and how
-   * many it gave), or undefined when the answer is over. Both statements then read one snapshot (a
-   * READ ONLY, REPEATABLE READ transaction), so no row is read twice or missed between them.
+   * The statement that carries the answer on after the first one's rows. Both statements read one
+   * snapshot (a READ ONLY, REPEATABLE READ transaction), so no row is read twice or missed between them.
    */
-  rest?: (last: unknown, rows: number) => S | undefined;
+  rest?: () => S;
   /** A COPY is read to its end after a cancel; a cursor is closed instead. */
   drainOnStop: boolean;
   /** Called at the first data: sets the answer's status and headers, returns the streams between the rows and the socket. */
@@ -98,9 +97,9 @@ export interface StreamPlan<S extends Readable & Submittable> {
 }
 
 /**
- * Pipes `first` into `head` and, once it has ended, the statement `rest` makes of its last row (told
- * through `started`, so that a stop reaches the statement running), then commits the transaction
- * they read in and ends `head`; a failure destroys `head`, which fails the answer's pipeline.
+ * Pipes `first` into `head` and, once it has ended, the statement `rest` makes (told through `started`,
+ * so that a stop reaches the statement running), then commits the transaction they read in and ends
+ * `head`; a failure destroys `head`, which fails the answer's pipeline.
  */
 function feedRest<S extends Readable & Submittable>(
   client: PoolClient,
@@ -109,13 +108,7 @@ function feedRest<S extends Readable & Submittable>(
   rest: NonNullable<StreamPlan<S>['rest']>,
   started: (rows: S) => void,
 ): void {
-  let last: unknown;
-  let count = 0;
   const read = (rows: S) => {
-    rows.on('data', (row: unknown) => {
-      last = row;
-      count += 1;
-    });
     rows.pipe(head, { end: false });
     return finished(rows);
   };
@@ -128,15 +121,12 @@ function feedRest<S extends Readable & Submittable>(
     await ready();
     // An answer that failed meanwhile (its client left) starts nothing more: its stop has run already.
     if (head.destroyed) return;
-    const next = rest(last, count);
-    if (next) {
-      const rows = client.query(next);
-      rows.on('error', () => undefined);
-      rows.once('error', (error) => head.destroy(error));
-      started(rows);
-      await read(rows);
-      await ready();
-    }
+    const rows = client.query(rest());
+    rows.on('error', () => undefined);
+    rows.once('error', (error) => head.destroy(error));
+    started(rows);
+    await read(rows);
+    await ready();
     // Before the answer ends: its client may ask for the next one at once, and find this place given back.
     await client.query('COMMIT');
     head.end();

@@ -65,16 +65,6 @@ function after(builder: Knex.QueryBuilder, keys: readonly SortKey[], values: rea
 }
 
 /**
- * Only the rows after `cursor` (a row's sort key values, then its id, as pageRows gives them) in the
- * list's order: the rest of a CSV after its first rows.
- */
-export function afterKey(builder: Knex.QueryBuilder, sort: ListSort, dir: Dir, tieBreak: string, cursor: readonly string[]) {
-  const all = [...sortKeys(sort, dir), bigintKey(tieBreak)];
-  if (cursor.length !== all.length) throw new TypeError(`a key of ${cursor.length} values for a sort of ${all.length}`);
-  return after(builder, all, cursor, dir === 'asc' ? '>' : '<');
-}
-
-/**
  * Only the rows after the one `boundary` reads (a pageKeys() of one row: its keys k0…, then id) in the
  * list's order; none when it reads no row.
  */
