@@ -122,6 +122,32 @@ describe('supervisor sign-in', () => {
     expect(res.headers.location).toMatch(/ended=1/);
   });
 
+  it('restarts the idle timer at most once a tenth of the idle timeout (a minute at most): pages in between write nothing', async () => {
+    const user = `sup-touch-${process.env.TEST_RUN_ID}`;
+    await createSupervisor(t.pool, { username: user, password });
+    const { agent } = await signIn(t.app, user);
+    const stored = async () =>
+      (
+        await t.pool.query<{ expire: Date }>("SELECT expire FROM access.sessions WHERE sess->'supervisor'->>'username' = $1", [user])
+      ).rows.map((r) => r.expire.getTime());
+    const now = Date.now();
+    /** A page seen `seconds` after the first (the session's expiry is stored in whole seconds). */
+    const pageAfter = async (seconds: number) => {
+      const clock = jest.spyOn(Date, 'now').mockImplementation(() => now + seconds * 1000);
+      try {
+        await agent.get('/admin/checks').expect(200);
+      } finally {
+        clock.mockRestore();
+      }
+    };
+    await pageAfter(0); // the first page restarts the timer
+    const [first] = await stored();
+    for (const seconds of [5, 20, 59]) await pageAfter(seconds);
+    expect(await stored()).toEqual([first]); // no write for the pages within the minute
+    await pageAfter(61);
+    expect(await stored()).toEqual([first + 61000]); // a minute on, the page wrote the new expiry
+  });
+
   it('ends the sessions of a disabled supervisor at their next request', async () => {
     const other = `sup-disabled-${process.env.TEST_RUN_ID}`;
     await createSupervisor(t.pool, { username: other, password });

@@ -75,9 +75,21 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
    * a minute and the page ends whole; the session then ends at its last successful touch.
    */
   let lastTouchLog = 0;
+  /**
+   * When this process last wrote each session's idle timer: a session asking again sooner than
+   * `touchEvery` is not written (a page without a write, its commit and WAL flush); its stored expiry
+   * then trails the cookie's by less than `touchEvery`, a tenth of the idle timeout, at most a minute.
+   */
+  const touchEvery = Math.min(60000, (idleMinutes * 60000) / 10);
+  const touchedAt = new Map<string, number>();
   class Store extends PgStore {
     touch(sid: string, sess: session.SessionData, done?: (error?: unknown) => void): void {
+      const now = Date.now();
+      if (now - (touchedAt.get(sid) ?? -Infinity) < touchEvery) return done?.();
+      if (touchedAt.size >= 10000) for (const [key, at] of touchedAt) if (now - at >= touchEvery) touchedAt.delete(key);
+      touchedAt.set(sid, now);
       super.touch(sid, sess, (error?: unknown) => {
+        if (error) touchedAt.delete(sid);
         if (error && Date.now() - lastTouchLog > 60000) {
           lastTouchLog = Date.now();
           log(`a session's idle timer could not be restarted (the page was sent whole): ${(error as Error).message}`);
