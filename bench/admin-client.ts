@@ -68,6 +68,11 @@ export class AdminBrowser {
     private readonly cookie: string,
   ) {}
 
+  /** The session's cookie header, for a request the bench makes itself (a download read as it comes). */
+  get cookieHeader(): string {
+    return this.cookie;
+  }
+
   /** Signs in as a browser does: GET the form (cookie and `_csrf`), POST it, keep the new session cookie. */
   static async signIn(base: string, username: string, password: string): Promise<AdminBrowser> {
     const jar = new Map<string, string>();

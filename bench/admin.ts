@@ -38,6 +38,8 @@ import {
 } from './dataset';
 import { runTeam, type TeamResult } from './admin-team';
 import { runQueue, type QueueResult } from './admin-queue';
+import { runAdminCsv, type AdminCsvResult } from './admin-csv';
+import { findPgTool } from './pg-side';
 import { runLoad, type LoadResult } from './http-load';
 import type { BenchOptions } from './options';
 import { startService, type RunningService } from './service';
@@ -107,6 +109,8 @@ export interface AdminResult {
   team?: TeamResult;
   /** The work queue for a team: Needs attention's pages and one batch (admin-queue.ts). */
   queue?: QueueResult;
+  /** Each list's whole CSV beside psql's COPY of the same rows (admin-csv.ts). */
+  csv?: AdminCsvResult[];
 }
 
 export const ADMIN_CONNECTIONS = 4;
@@ -358,6 +362,7 @@ export async function runAdmin(
 
   if (options.adminQueueOnly) return queueOnly(server, derived, options, log);
   if (options.adminTeamOnly) return teamOnly(server, pages, derived, options, log);
+  if (options.adminCsvOnly) return csvOnly(server, derived, options, log);
 
   const sameSize = options.compareRiders === options.riders;
   const compareDb = sameSize ? BENCH_DATABASE : compareDatabase(options.compareRiders);
@@ -459,7 +464,7 @@ async function alone(
   derived: Derived,
   options: BenchOptions,
   log: (msg: string) => void,
-  work: (service: RunningService, browser: AdminBrowser) => Promise<Pick<AdminResult, 'values' | 'connections' | 'team' | 'queue'>>,
+  work: (service: RunningService, browser: AdminBrowser) => Promise<Pick<AdminResult, 'values' | 'connections' | 'team' | 'queue' | 'csv'>>,
 ): Promise<AdminResult> {
   const login = await supervisorFor(server.url);
   const service = await startService(server.url, await issueBenchToken(server.url));
@@ -499,12 +504,27 @@ async function teamOnly(
   });
 }
 
+/** The values of a scenario that samples none from the dataset. */
+const noValues: DatasetValues = { samples: {}, ranges: { rider: { min: 0, max: 0 }, check: { min: 0, max: 0 } } };
+
 /** `--admin-queue-only`: the work queue's pages and one batch on the bench's dataset, nothing else. */
 function queueOnly(server: BenchServer, derived: Derived, options: BenchOptions, log: (msg: string) => void): Promise<AdminResult> {
   return alone(server, derived, options, log, async (_service, browser) => {
     log(`\nThe work queue for a team: Needs attention's pages and one batch, at ${options.riders} riders`);
     const queue = await runQueue(server.url, browser, options.riders, log);
-    const none: DatasetValues = { samples: {}, ranges: { rider: { min: 0, max: 0 }, check: { min: 0, max: 0 } } };
-    return { values: { main: none }, connections: 1, queue };
+    return { values: { main: noValues }, connections: 1, queue };
+  });
+}
+
+/** `--admin-csv-only`: each list's whole CSV beside psql's COPY of the same rows, nothing else. */
+function csvOnly(server: BenchServer, derived: Derived, options: BenchOptions, log: (msg: string) => void): Promise<AdminResult> {
+  const psql = findPgTool('psql');
+  if (!psql) throw new Error('--admin-csv-only needs psql (PATH, /usr/lib/postgresql/*/bin) for the COPY it compares each download with');
+  return alone(server, derived, options, log, async (_service, browser) => {
+    log(
+      `\nThe admin lists' CSVs, each beside psql's COPY of the same rows (${options.streamRuns} runs, medians), at ${options.riders} riders`,
+    );
+    const csv = await runAdminCsv(browser, benchLists, { psql, url: server.url, runs: options.streamRuns }, log);
+    return { values: { main: noValues }, connections: 1, csv };
   });
 }

@@ -24,6 +24,7 @@ import { runAdmin, type AdminResult } from './admin';
 import { adminTable, adminVerdicts, isolationTable, teamTable } from './admin-report';
 import { recordInto, type RecordedSection } from './record';
 import { QUEUE_BATCH_RUNS, QUEUE_PAGE_RUNS, queueTable } from './admin-queue';
+import { adminCsvTable } from './admin-csv';
 
 const log = (message: string) => console.log(message);
 /** The code measured: the commit and how many files differed from it when the run began. */
@@ -303,6 +304,12 @@ function printAndSave(
       'admin-queue',
       `The work queue for a team (signed in; pages: median and p95 of ${QUEUE_PAGE_RUNS} after one unmeasured; the batch: median of ${QUEUE_BATCH_RUNS})`,
       queueTable(results.admin.queue),
+    );
+  if (results.admin?.csv)
+    section(
+      'admin-csv',
+      `The admin lists' CSVs (no filter, default order; median of ${options.streamRuns}, each download beside psql's COPY of the same rows in one statement)`,
+      adminCsvTable(results.admin.csv),
     );
   if (verdicts.length) section('targets', 'Targets', report.verdictTable(verdicts));
   if (!tools.pgbench) out.push('', 'pgbench was not found (PATH, /usr/lib/postgresql/*/bin): no PostgreSQL-alone figures or ratios.');

@@ -53,6 +53,8 @@ export interface BenchOptions {
   adminTeamOnly: boolean;
   /** admin: the work queue's pages and one batch only, on the bench's dataset. */
   adminQueueOnly: boolean;
+  /** The admin lists' whole CSVs beside psql's COPY of the same rows, nothing else (admin-csv.ts). */
+  adminCsvOnly: boolean;
   /** Write the run's tables into their regions of docs/BENCHMARKS.md (bench/record.ts). */
   record: boolean;
 }
@@ -90,6 +92,7 @@ export const usage = `usage: npm run bench -- [options]
   --admin-team N        admin: supervisors opening random pages without pause in the team scenario (default 8; 0: none)
   --admin-team-only     admin: the team scenario alone, at --riders (no per-page figures, no second dataset)
   --admin-queue-only    admin: the work queue alone, at --riders: Needs attention's pages and one batch (written, then undone)
+  --admin-csv-only      admin: each list's whole CSV (first byte, all) beside psql's COPY of the same rows, --stream-runs times, at --riders
   --record          write the run's tables into their regions of docs/BENCHMARKS.md, replacing the last run's
   --replicas N      with --processes M: the rider scenarios on 0/N hot standbys of the embedded bench
                     server × 1/M worker processes (and the rate-limit store's cost), each database's
@@ -140,6 +143,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'admin-team': { type: 'string' },
       'admin-team-only': { type: 'boolean' },
       'admin-queue-only': { type: 'boolean' },
+      'admin-csv-only': { type: 'boolean' },
       record: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -190,6 +194,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     adminTeam: whole('admin-team', values['admin-team'], 8, 0),
     adminTeamOnly: values['admin-team-only'] ?? false,
     adminQueueOnly: values['admin-queue-only'] ?? false,
+    adminCsvOnly: values['admin-csv-only'] ?? false,
     record: values.record ?? false,
   };
 }

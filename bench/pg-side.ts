@@ -211,10 +211,15 @@ export interface CopyResult {
  * `psql -c "COPY (<sql>) TO STDOUT"` with its output drained and counted here (the equivalent of
  * `> /dev/null` plus a byte and line count; each row is one line, as COPY escapes newlines).
  */
-export async function runCopy(psql: PgTool, url: string, sql: string, timeoutMs: number): Promise<CopyResult> {
+export function runCopy(psql: PgTool, url: string, sql: string, timeoutMs: number): Promise<CopyResult> {
+  return runCopyStatement(psql, url, `COPY (${sql}) TO STDOUT`, timeoutMs);
+}
+
+/** A whole `COPY … TO STDOUT` statement through psql, its output counted (bytes, lines) and dropped. */
+export async function runCopyStatement(psql: PgTool, url: string, statement: string, timeoutMs: number): Promise<CopyResult> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(psql.path, ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-c', `COPY (${sql}) TO STDOUT`], {
+    const child = spawn(psql.path, ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-c', statement], {
       env: libpqEnv(url),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -70,7 +70,7 @@ export function listContext(resource: ListResource, deps: ListDeps): ListContext
 }
 
 /** The order asked for, or the list's default (a sort asked without a direction is ascending). */
-export const sortOf = ({ resource }: ListContext, values: Values) => ({
+export const sortOf = ({ resource }: Pick<ListContext, 'resource'>, values: Values) => ({
   sort: (values.sort as string | undefined) ?? resource.defaultSort.sort,
   dir: (values.dir as Dir | undefined) ?? (values.sort ? 'asc' : resource.defaultSort.dir),
 });

@@ -206,24 +206,18 @@ async function page(context: ListContext, req: Request, res: Response): Promise<
   });
 }
 
-/** Every matching row in the page's order, streamed as CSV, named by the list and its filters. */
-async function csv(context: ListContext, req: Request, res: Response): Promise<void> {
-  const { resource, fields, path, deps, csvHeadRows } = context;
-  const values = await valuesOf(context, req, res, `${path}.csv`);
-  if (!values) return;
-  if (req.method === 'HEAD') {
-    // The headers a GET would send, without reading the whole table for a body nobody receives.
-    res.status(200).type('text/csv; charset=utf-8').set('Cache-Control', 'no-store').end();
-    return;
-  }
-  const { sort, dir } = sortOf(context, values);
+/**
+ * The statements of a list's CSV for `values`, as the download runs them: its first rows (read as the
+ * first page is: an index range in the list's order, their columns for those rows only), so the
+ * download starts at once, then every row after the last of them in one statement, which may sort them
+ * all (as fast in all as it gets: one hash join per table, not one look-up per row); as PostgreSQL's
+ * COPY of the CSV's cells (`copy`) when every column has its SQL. `one` is every row in one statement,
+ * what the download was before it started at once (and what the bench compares it with).
+ */
+export function csvStatements({ resource, csvHeadRows, deps }: Pick<ListContext, 'resource' | 'csvHeadRows' | 'deps'>, values: Values) {
+  const { sort, dir } = sortOf({ resource }, values);
   const order = resource.sorts[sort];
   const columns = () => resource.columns(resource.filtered(values), values);
-  // The first rows as the first page is read (an index range in the list's order, their columns for
-  // those rows only), so the download starts at once; then every row after the last of them in one
-  // statement, which may sort them all (as fast in all as it gets: one hash join per table, not one
-  // look-up per row).
-  const all = () => orderAll(columns(), order, dir, resource.tieBreak);
   const keysRead = {
     source: () => (resource.keys ?? resource.filtered)(values),
     sort: order,
@@ -234,7 +228,27 @@ async function csv(context: ListContext, req: Request, res: Response): Promise<v
   const head = () => pageRows(columns(), pageKeys({ ...keysRead, offset: 0, limit: csvHeadRows }), order, dir, resource.tieBreak);
   // The rest starts after the row the first rows end at (none when the list is shorter), in the same snapshot.
   const boundary = () => pageKeys({ ...keysRead, offset: csvHeadRows - 1, limit: 1 });
-  const after = () => orderAll(afterRowOf(columns(), order, dir, resource.tieBreak, boundary()), order, dir, resource.tieBreak);
+  const rest = () => orderAll(afterRowOf(columns(), order, dir, resource.tieBreak, boundary()), order, dir, resource.tieBreak);
+  const one = toNative(orderAll(columns(), order, dir, resource.tieBreak));
+  const split = csvHeadRows > 0 ? { head: toNative(head()), rest: toNative(rest()) } : undefined;
+  const copy =
+    split && deps.csvCopy && copyable(resource.table)
+      ? { head: csvCopy(resource.table, split.head, true), rest: csvCopy(resource.table, split.rest, false) }
+      : undefined;
+  return { one, split, copy };
+}
+
+/** Every matching row in the page's order, streamed as CSV, named by the list and its filters. */
+async function csv(context: ListContext, req: Request, res: Response): Promise<void> {
+  const { resource, fields, path, deps } = context;
+  const values = await valuesOf(context, req, res, `${path}.csv`);
+  if (!values) return;
+  if (req.method === 'HEAD') {
+    // The headers a GET would send, without reading the whole table for a body nobody receives.
+    res.status(200).type('text/csv; charset=utf-8').set('Cache-Control', 'no-store').end();
+    return;
+  }
+  const { one, split, copy } = csvStatements(context, values);
   const filename =
     typeof resource.csvName === 'string'
       ? csvFileName(resource.csvName, resource.filters, values, deps.today(), {
@@ -244,17 +258,13 @@ async function csv(context: ListContext, req: Request, res: Response): Promise<v
       : resource.csvName(values);
   const { key, what } = sessionKey(req);
   const filenameCsv = `${filename}.csv`;
-  if (csvHeadRows > 0 && deps.csvCopy && copyable(resource.table)) {
-    // Written by PostgreSQL.
-    const [first, rest] = [csvCopy(resource.table, toNative(head()), true), csvCopy(resource.table, toNative(after()), false)];
-    await deps.streamLimit.run(key, what, () => streamCopyCsv(deps.streamPool, res, { filename: filenameCsv, head: first, rest }));
-    return;
-  }
   const columnsCsv = csvColumns(resource.table);
   await deps.streamLimit.run(key, what, () =>
-    csvHeadRows > 0
-      ? streamCsv(deps.streamPool, toNative(head()), res, { filename: filenameCsv, columns: columnsCsv, rest: toNative(after()) })
-      : streamCsv(deps.streamPool, toNative(all()), res, { filename: filenameCsv, columns: columnsCsv }),
+    copy // written by PostgreSQL
+      ? streamCopyCsv(deps.streamPool, res, { filename: filenameCsv, ...copy })
+      : split
+        ? streamCsv(deps.streamPool, split.head, res, { filename: filenameCsv, columns: columnsCsv, rest: split.rest })
+        : streamCsv(deps.streamPool, one, res, { filename: filenameCsv, columns: columnsCsv }),
   );
 }
 

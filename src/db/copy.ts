@@ -5,6 +5,7 @@ import type { NativeQuery } from './knex';
 // carry their validated values as quoted literals.
 
 function literal(value: unknown): string {
+  if (value === null) return 'NULL';
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'string') return escapeLiteral(value);
