@@ -27,6 +27,7 @@ import { StreamLimit } from './http/stream-limit';
 import type { TokenCache } from './auth/tokens';
 import { projectRoot } from './paths';
 import { ADMIN, links } from './html/links';
+import { apiFirst } from './http/api-first';
 
 export interface AppDeps {
   /** The primary's pool: sessions, sign-in, tokens, and every read when there is no replica. */
@@ -137,8 +138,11 @@ export function createApp({
   const apiHeaders = fixedSecurityHeaders(API_HEADERS, behindProxy);
   if (!apiHeaders) throw new Error("createApp: helmet's API headers are expected to be the same on every answer");
   const cors = config.corsOrigins.length ? apiCors(config.corsOrigins) : undefined;
+  // While the API is busy, admin pages take turns (src/http/api-first.ts).
+  const turns = apiFirst({ share: config.pool.adminPercentWhenApiBusy / 100, concurrency: config.pool.adminMax });
   app.use(
     '/v2',
+    turns.api,
     createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, placeCap, log, access, headers: apiHeaders, cors }),
   );
   // Every other answer: the pages' headers. upgrade-insecure-requests only where TLS is known to be in
@@ -177,6 +181,7 @@ export function createApp({
   app.use('/docs', createDocsRouter());
   // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.
   app.use(links.assets, express.static(path.join(projectRoot, 'public/admin'), { index: false, maxAge: '1h' }));
+  app.use(ADMIN, turns.admin);
   let handling: { primary: Pool; protect: RequestHandler } | undefined;
   if (access) {
     // Supervisors sign in; an API token does not open these pages, nor a session the API. Sessions
