@@ -40,8 +40,9 @@ describe('the API first', () => {
   });
 
   it('while the API is busy, admin pages go one at a time, each followed by a pause, and all are served', async () => {
-    const gate = apiFirst({ share: 0.5, concurrency: 4, idleMs: 20, holdMs: 1000, maxPauseMs: 1000 });
+    const gate = apiFirst({ share: 0.5, concurrency: 4, windowMs: 20, holdMs: 1000, maxPauseMs: 1000 });
     const api = apiRequest(gate);
+    await eventually(() => gate.status().apiOccupancy >= 0.5, { ms: 2000, every: 5, what: 'the API busy' });
     const [a, b, c] = [page(gate), page(gate), page(gate)];
     expect([a.started, b.started, c.started]).toEqual([true, false, false]);
     await wait(40);
@@ -60,8 +61,9 @@ describe('the API first', () => {
   });
 
   it('never lets one slow page hold the others: its turn ends after holdMs', async () => {
-    const gate = apiFirst({ share: 0.5, concurrency: 2, idleMs: 20, holdMs: 30, maxPauseMs: 10 });
+    const gate = apiFirst({ share: 0.5, concurrency: 2, windowMs: 20, holdMs: 30, maxPauseMs: 10 });
     const api = apiRequest(gate);
+    await eventually(() => gate.status().apiOccupancy >= 0.5, { ms: 2000, every: 5, what: 'the API busy' });
     const [slow, next] = [page(gate), page(gate)];
     expect(next.started).toBe(false);
     await eventually(() => next.started, { ms: 2000, every: 5, what: 'the page after a slow one' });
@@ -72,8 +74,9 @@ describe('the API first', () => {
   });
 
   it('drops a waiting page whose client left, and does not hold downloads or reports', async () => {
-    const gate = apiFirst({ share: 0.5, concurrency: 1, idleMs: 20 });
+    const gate = apiFirst({ share: 0.5, concurrency: 1, windowMs: 20 });
     const api = apiRequest(gate);
+    await eventually(() => gate.status().apiOccupancy >= 0.5, { ms: 2000, every: 5, what: 'the API busy' });
     const first = page(gate);
     const left = page(gate);
     left.end(); // the client leaves while it waits
@@ -83,6 +86,24 @@ describe('the API first', () => {
     first.end();
     await holdsFor(() => !left.started, 60, { every: 5, what: 'the page whose client left, not started' });
     api.end();
+  });
+
+  it('counts an API with a request in flight now and then as idle: pages then run as many at once as their connections', () => {
+    let clock = 0;
+    const gate = apiFirst({ share: 0.5, concurrency: 2, windowMs: 200, now: () => clock });
+    for (let i = 0; i < 100; i++) {
+      const request = apiRequest(gate); // in flight 2 ms of every 10
+      clock += 2;
+      request.end();
+      clock += 8;
+    }
+    expect(gate.status().apiOccupancy).toBeCloseTo(0.2, 1);
+    expect([page(gate), page(gate)].every((p) => p.started)).toBe(true);
+    const saturated = apiRequest(gate); // then always one in flight
+    clock += 300;
+    expect(gate.status().apiOccupancy).toBeGreaterThan(0.5);
+    expect(page(gate).started).toBe(false);
+    saturated.end();
   });
 
   it('holds nothing at a share of 100 %', () => {

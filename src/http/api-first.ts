@@ -2,19 +2,23 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 // The API first. The API and the admin pages share this process's one thread and the database's
 // cores: a supervisor's page costs as much CPU as twenty API answers, so eight supervisors clicking
-// without pause took two thirds of a busy API's throughput (issue 43). While the API is busy (a request
-// in flight, or one ended less than `idleMs` ago), admin pages take turns: one at a time, each followed by
-// a pause so that pages hold at most `share` of the time (a page holds its turn `holdMs` at most, so one
-// slow page never holds the others); an idle API leaves them `concurrency` at once, without pause. A page waiting its turn whose client leaves is dropped from the line. CSV downloads and
-// reports are not held here: they have their places (src/http/stream-limit.ts).
+// without pause took two thirds of a saturated API's throughput (issue 43). While the API is busy (it
+// had a request in flight at least half of the last `windowMs` or so: an exponential average, so a few
+// requests a second leave it idle), admin pages take turns: one at a time, each followed by a pause so
+// that pages hold at most `share` of the time (a page holds its turn `holdMs` at most, so one slow page
+// never holds the others). An idle API leaves them `concurrency` at once, without pause. A page waiting
+// its turn whose client leaves is dropped from the line. CSV downloads and reports are not held here:
+// they have their places (src/http/stream-limit.ts).
 
 export interface ApiFirstOptions {
-  /** The share of the time admin pages may hold while the API is busy, 0 < share ≤ 1 (ADMIN_SHARE_WHEN_API_BUSY); 1: no turns. */
+  /** The share of the time admin pages may hold while the API is busy, 0 < share ≤ 1 (ADMIN_PERCENT_WHEN_API_BUSY / 100); 1: no turns. */
   share: number;
   /** Admin pages at once while the API is idle (their connections). */
   concurrency: number;
-  /** The API counts as busy this long after its last answer. */
-  idleMs?: number;
+  /** The time constant of the API's occupancy (the share of the time it had a request in flight). */
+  windowMs?: number;
+  /** The occupancy from which the API counts as busy. */
+  busyAt?: number;
   /** The longest a page holds its turn: past it, the next may start (one slow page never holds the others). */
   holdMs?: number;
   /** The longest pause after one page. */
@@ -24,6 +28,8 @@ export interface ApiFirstOptions {
 
 export interface ApiFirstStatus {
   apiInFlight: number;
+  /** The share of the recent time the API had a request in flight (see windowMs). */
+  apiOccupancy: number;
   adminRunning: number;
   adminWaiting: number;
   /** Admin pages that waited for their turn, and how long in all (ms), since the start. */
@@ -49,20 +55,31 @@ interface Waiting {
 export function apiFirst({
   share,
   concurrency,
-  idleMs = 50,
+  windowMs = 200,
+  busyAt = 0.5,
   holdMs = 100,
   maxPauseMs = 100,
   now = () => performance.now(),
 }: ApiFirstOptions): ApiFirst {
   let apiInFlight = 0;
-  let apiLastEnd = -Infinity;
+  let occupancy = 0; // the API's share of the recent time with a request in flight, as of `measured`
+  let measured = now();
   let running = 0;
   let nextAt = -Infinity; // when the API is busy, no page starts before this
   let timer: NodeJS.Timeout | undefined;
   let waited = 0;
   let waitedMs = 0;
   const line: Waiting[] = [];
-  const busy = (at: number) => apiInFlight > 0 || at - apiLastEnd < idleMs;
+  /** Brings the occupancy up to `at`: it moves toward 1 while a request is in flight, toward 0 otherwise. */
+  const advance = (at: number) => {
+    const decay = Math.exp(-(at - measured) / windowMs);
+    occupancy = occupancy * decay + (apiInFlight > 0 ? 1 - decay : 0);
+    measured = at;
+  };
+  const busy = (at: number) => {
+    advance(at);
+    return occupancy >= busyAt;
+  };
 
   function pump(): void {
     if (timer) clearTimeout(timer);
@@ -74,9 +91,8 @@ export function apiFirst({
       } else if (running > 0) {
         return; // one at a time; the page's end pumps again
       } else if (at < nextAt) {
-        // The pause after the last page, or until the API counts as idle: whichever comes first.
-        const wait = Math.min(nextAt - at, Math.max(0, apiInFlight > 0 ? Infinity : apiLastEnd + idleMs - at));
-        timer = setTimeout(pump, Math.max(1, Math.ceil(wait)));
+        // The pause after the last page (at its end, the API may be idle: then all go).
+        timer = setTimeout(pump, Math.max(1, Math.ceil(nextAt - at)));
         timer.unref?.();
         return;
       }
@@ -90,17 +106,14 @@ export function apiFirst({
   }
 
   const api: RequestHandler = (_req, res, next) => {
+    advance(now());
     apiInFlight++;
     let done = false;
     res.once('close', () => {
       if (done) return;
       done = true;
+      advance(now());
       apiInFlight--;
-      apiLastEnd = now();
-      if (line.length && !timer) {
-        timer = setTimeout(pump, idleMs);
-        timer.unref?.();
-      }
     });
     next();
   };
@@ -142,6 +155,16 @@ export function apiFirst({
   return {
     api,
     admin,
-    status: () => ({ apiInFlight, adminRunning: running, adminWaiting: line.length, adminWaited: waited, adminWaitedMs: waitedMs }),
+    status: () => {
+      advance(now());
+      return {
+        apiInFlight,
+        apiOccupancy: occupancy,
+        adminRunning: running,
+        adminWaiting: line.length,
+        adminWaited: waited,
+        adminWaitedMs: waitedMs,
+      };
+    },
   };
 }
