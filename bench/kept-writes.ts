@@ -1433,18 +1433,30 @@ function concurrentSummary(report: string): string {
   return [rates, '', ...lines].join('\n');
 }
 
+/** The region of docs/WRITERS.md a phase's table goes to: `writers-<phase>`, `writers-concurrent-no-apply` for the writers without the applier. */
+export const regionOf = (phase: Phase, apply: boolean) => `writers-${phase}${apply || phase !== 'concurrent' ? '' : '-no-apply'}`;
+
+/** The command as the recorded header names it: the database's URL and the JSON file's path left out. */
+export function commandOf(argv: readonly string[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const [name] = argv[i].split('=');
+    if (name === '--url' || name === '--json') {
+      out.push(`${name} …`);
+      if (!argv[i].includes('=')) i++;
+    } else out.push(argv[i]);
+  }
+  return ['node dist/bench/kept-writes.js', ...out].join(' ');
+}
+
 /**
  * `--record`: one phase's table into its region `writers-<phase>@<riders>` of docs/WRITERS.md
  * (bench/record.ts), under a line naming the run. The concurrent writers without the applier
  * (--no-apply) have a region of their own, `writers-concurrent-no-apply`.
  */
 function recordPhase(phase: Phase, title: string, body: string, riders: number, version: string, apply = true): void {
-  const key = `writers-${phase}${apply ? '' : '-no-apply'}`;
-  const header = toolHeader(
-    `node dist/bench/kept-writes.js --url … --only ${phase}${apply ? '' : ' --no-apply'} --record`,
-    riders,
-    version,
-  );
+  const key = regionOf(phase, apply);
+  const header = toolHeader(commandOf(process.argv.slice(2)), riders, version);
   const file = path.join(projectRoot, 'docs', 'WRITERS.md');
   const { written, missing } = recordInto(file, [{ key, title, body }], riders, header);
   log(`--record: docs/WRITERS.md ${written.length ? `region written: ${written.join(', ')}` : `has no region ${missing.join(', ')}`}`);

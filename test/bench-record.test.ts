@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { recordSections, toolHeader } from '../bench/record';
-import { applierTable, freshnessTable } from '../bench/kept-writes';
+import { applierTable, commandOf, freshnessTable, regionOf } from '../bench/kept-writes';
 
 // `npm run bench -- --record`: each table into its own region of docs/BENCHMARKS.md, per dataset size,
 // replacing the last run's; a section without a region leaves the doc alone.
@@ -65,6 +65,17 @@ describe('the tools’ --record (kept-writes, explain-list)', () => {
       /^`node dist\/bench\/kept-writes\.js --url … --only freshness --record` at commit [0-9a-f]{7,}( \(with uncommitted changes\))? on 2026-11-27; 100000 riders, PostgreSQL 15\.20 \(Debian 15\.20-0\+deb12u1\); \d+ CPUs \(.+\)\.$/,
     );
     expect(header).toContain(`${os.cpus().length} CPUs`);
+  });
+
+  it('names the command as it ran, without the database’s URL or a file’s path, and the concurrent run without the applier apart', () => {
+    expect(
+      commandOf(['--url', 'postgres://u:secret@127.0.0.1/db', '--only', 'freshness,applier', '--json=/some/file.json', '--record']),
+    ).toBe('node dist/bench/kept-writes.js --url … --only freshness,applier --json … --record');
+    expect(regionOf('concurrent', true)).toBe('writers-concurrent');
+    expect(regionOf('concurrent', false)).toBe('writers-concurrent-no-apply');
+    // The applier's own phases do not depend on --no-apply.
+    expect(regionOf('freshness', false)).toBe('writers-freshness');
+    expect(regionOf('applier', false)).toBe('writers-applier');
   });
 
   const writers = [
