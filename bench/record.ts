@@ -59,16 +59,21 @@ function git(args: string[]): string {
   return run.status === 0 ? run.stdout.trim() : '';
 }
 
+/** The code measured, as it was when the process started: a table recorded earlier in the same run does not count as a change. */
+const codeAtStart = { commit: git(['rev-parse', '--short', 'HEAD']) || 'unknown', dirty: git(['status', '--porcelain']) !== '' };
+
 /**
  * The line above a table written by one of the bench's own tools (bench/kept-writes.ts,
  * bench/explain-list.ts): the command, the commit (and whether files differed from it), the day, the
- * dataset's size, the server's version and the machine.
+ * dataset's size, the server's version, the machine and how busy it was.
  */
 export function toolHeader(command: string, riders: number, serverVersion: string, day = new Date()): string {
-  const commit = git(['rev-parse', '--short', 'HEAD']) || 'unknown';
-  const dirty = git(['status', '--porcelain']) ? ' (with uncommitted changes)' : '';
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
   return (
-    `\`${command}\` at commit ${commit}${dirty} on ${day.toISOString().slice(0, 10)}; ` +
-    `${riders} riders, ${serverVersion.split(' on ')[0]}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}).`
+    `\`${command}\` at commit ${codeAtStart.commit}${codeAtStart.dirty ? ' (with uncommitted changes)' : ''} on ${day.toISOString().slice(0, 10)}; ` +
+    `${riders} riders, ${serverVersion.split(' on ')[0]}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${load} at the end.`
   );
 }

@@ -62,7 +62,7 @@ describe('the tools’ --record (kept-writes, explain-list)', () => {
       new Date('2026-11-27T17:00:00Z'),
     );
     expect(header).toMatch(
-      /^`node dist\/bench\/kept-writes\.js --url … --only freshness --record` at commit [0-9a-f]{7,}( \(with uncommitted changes\))? on 2026-11-27; 100000 riders, PostgreSQL 15\.20 \(Debian 15\.20-0\+deb12u1\); \d+ CPUs \(.+\)\.$/,
+      /^`node dist\/bench\/kept-writes\.js --url … --only freshness --record` at commit [0-9a-f]{7,}( \(with uncommitted changes\))? on 2026-11-27; 100000 riders, PostgreSQL 15\.20 \(Debian 15\.20-0\+deb12u1\); \d+ CPUs \(.+\), load average [\d.]+ [\d.]+ [\d.]+ at the end\.$/,
     );
     expect(header).toContain(`${os.cpus().length} CPUs`);
   });
