@@ -167,7 +167,7 @@ export async function explainSearch(pool: Pool, terms: readonly string[] = SEARC
 export function searchTable(rows: readonly SearchRow[]): string {
   const cell = (e: Explained | undefined) => (e ? `${e.ms.toFixed(2)} | ${e.buffers}` : '- | -');
   return [
-    '| term | lookup ms | buffers | search rows ms | buffers | search count ms | buffers | riders counted (it stops at the cap + 1) |',
+    '| term | lookup ms | buffers | search rows ms | buffers | search count ms | buffers | counted |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => `| ${r.term.replace(/\|/g, '\\|')} | ${cell(r.lookup)} | ${cell(r.rows)} | ${cell(r.count)} | ${r.found} |`),
   ].join('\n');
@@ -177,7 +177,7 @@ export function searchTable(rows: readonly SearchRow[]): string {
 export const SORTED_LISTS = ['/checks', '/equipment/assignments', '/equipment/returns', '/equipment/exchanges'] as const;
 export const sortedPages = (company: string) => [
   { name: 'page 1', query: 'sort=3pl&dir=asc' },
-  { name: 'page 400, from the last 3PL', query: 'sort=3pl&dir=desc&page=400' },
+  { name: 'page 400 from the end', query: 'sort=3pl&dir=desc&page=400' },
   { name: `one 3PL (${company})`, query: new URLSearchParams({ sort: '3pl', dir: 'asc', '3pl': company }).toString() },
 ];
 
@@ -206,7 +206,7 @@ export function sortsTable(rows: readonly SortedRow[]): string {
   const names = rows[0]?.pages.map((p) => p.name) ?? [];
   const ms = (statements: Explained[], name: string) => statements.find((e) => e.name === name)?.ms.toFixed(2) ?? '-';
   return [
-    `| list | ${names.map((n) => `${n.replace(/\|/g, '\\|')}: rows / count ms`).join(' | ')} |`,
+    `| list | ${names.map((n) => n.replace(/\|/g, '\\|')).join(' | ')} |`,
     `|---|${names.map(() => '---:').join('|')}|`,
     ...rows.map((r) => `| ${r.list} | ${r.pages.map((p) => `${ms(p.statements, 'page')} / ${ms(p.statements, 'count')}`).join(' | ')} |`),
   ].join('\n');
@@ -261,7 +261,7 @@ async function main() {
           pool,
           'explain-search',
           set,
-          `The rider lookup and search, EXPLAIN (ANALYZE, BUFFERS) on the admin pool's settings, median of ${RUNS} (ms; buffers: the top node's)`,
+          `EXPLAIN (ANALYZE, BUFFERS), median of ${RUNS}: ms, and the top node's buffers`,
           searchTable(rows),
         );
     } else if (set === '--3pl-sorts') {
@@ -273,7 +273,7 @@ async function main() {
           pool,
           'explain-3pl-sorts',
           set,
-          `The lists sorted by 3PL, their pages' statements as readPage runs them, EXPLAIN (ANALYZE, BUFFERS) on the admin pool's settings, median of ${RUNS}`,
+          `EXPLAIN (ANALYZE, BUFFERS), median of ${RUNS}: the page's rows / its count, ms`,
           sortsTable(rows),
         );
     } else {

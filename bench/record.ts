@@ -59,8 +59,14 @@ function git(args: string[]): string {
   return run.status === 0 ? run.stdout.trim() : '';
 }
 
-/** The code measured, as it was when the process started: a table recorded earlier in the same run does not count as a change. */
-const codeAtStart = { commit: git(['rev-parse', '--short', 'HEAD']) || 'unknown', dirty: git(['status', '--porcelain']) !== '' };
+/**
+ * The code measured, as it was when the process started; the docs' changes (a table another run has just
+ * written) are no change to the code.
+ */
+const codeAtStart = {
+  commit: git(['rev-parse', '--short', 'HEAD']) || 'unknown',
+  dirty: git(['status', '--porcelain', '--', '.', ':(exclude)docs', ':(exclude)*.md']) !== '',
+};
 
 /**
  * The line above a table written by one of the bench's own tools (bench/kept-writes.ts,
