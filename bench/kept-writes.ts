@@ -16,7 +16,7 @@
 // - freshness: how long a committed write takes to show in the kept data, with the service's applier.
 // - applier: the applier's own time (kept_apply_all) for --bulk new checks over the fleet and a tenth as
 //   many returns, as it is and with migration 018's kept_apply (without the later steps: the rules' kept
-//   days of migration 023), --bulk-repeat / 3 times each, alternately, rolled back.
+//   days of migration 023, the name bigrams of 025), --bulk-repeat / 3 times each, alternately, rolled back.
 //
 // It writes into the database and switches triggers off for a while: run it on a copy on this machine
 // (loopback only), not on a database anything else writes. The report goes to stdout, progress to stderr.
@@ -1382,12 +1382,12 @@ async function main(): Promise<void> {
       const wo = median(a.withoutMs);
       out(
         `## applier (its own time for ${o.bulk} new checks and ${Math.round(o.bulk / 10)} returns: ${a.rows} rows of the log; median of ${a.withMs.length}, rolled back)\n\n` +
-          `as it is: ${w.toFixed(0)} ms; with migration 018's kept_apply (no rules' kept days): ${wo.toFixed(0)} ms; ${(w / wo).toFixed(2)}×\n`,
+          `as it is: ${w.toFixed(0)} ms; with migration 018's kept_apply (no rules' kept days, no name bigrams): ${wo.toFixed(0)} ms; ${(w / wo).toFixed(2)}×\n`,
       );
       if (o.record)
         recordPhase(
           'applier',
-          `The applier's own time (kept_apply_all) for ${o.bulk} new checks on as many riders and ${Math.round(o.bulk / 10)} returns, as it is and with migration 018's kept_apply (without the rules' kept days); median of ${a.withMs.length}, rolled back`,
+          `The applier's own time (kept_apply_all) for ${o.bulk} new checks on as many riders and ${Math.round(o.bulk / 10)} returns, as it is and with migration 018's kept_apply (without the later steps: the rules' kept days, the name bigrams); median of ${a.withMs.length}, rolled back`,
           applierTable(a),
           fleet.riders,
           results.database.version,
