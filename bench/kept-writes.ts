@@ -16,21 +16,20 @@
 // - freshness: how long a committed write takes to show in the kept data, with the service's applier.
 // - applier: the applier's own time (kept_apply_all) for --bulk new checks over the fleet and a tenth as
 //   many returns, as it is and with migration 018's kept_apply (without the later steps: the rules' kept
-//   days of migration 023), --bulk-repeat / 3 times each, alternately, rolled back.
+//   days of migration 023, the name bigrams of 025), --bulk-repeat / 3 times each, alternately, rolled back.
 //
 // It writes into the database and switches triggers off for a while: run it on a copy on this machine
 // (loopback only), not on a database anything else writes. The report goes to stdout, progress to stderr.
 //
 //   npm run -s build && node dist/bench/kept-writes.js --url <database URL> [--repeat N (5)] [--bulk N (10000)] [--bulk-repeat N (9)]
 //     [--concurrent-seconds S (30)] [--writers W (6)] [--only single,bulk,concurrent,freshness,applier] [--json FILE] [--no-apply]
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { median, percentile } from './stats';
-import { recordInto } from './record';
+import { recordInto, toolHeader } from './record';
+import { projectRoot } from '../src/paths';
 import * as sql from './kept-writes-sql';
 import type { Fleet, Stmt, WriteKind } from './kept-writes-sql';
 import { KeptApplier } from '../src/db/kept-applier';
@@ -1152,11 +1151,14 @@ function overall(r: Results): string {
 
 const FRESHNESS_TRIALS = 20;
 
-interface Freshness {
+export interface Freshness {
   trials: number;
   medianMs: number;
   p90Ms: number;
   maxMs: number;
+  /** What the phases before left in the log (the concurrent writers' backlog), applied before the trials, and how long that took. */
+  backlogRows: number;
+  backlogMs: number;
 }
 
 /**
@@ -1170,6 +1172,8 @@ async function runFreshness(o: Options, fleet: Fleet): Promise<Freshness> {
   applier.start();
   const rider = fleet.positions[fleet.positions.length - 1].rider.id;
   const times: number[] = [];
+  let backlogRows = 0;
+  let backlogMs = 0;
   try {
     // What earlier phases left in the log first: each trial waits for its own write, not a backlog.
     const drained = performance.now();
@@ -1177,7 +1181,9 @@ async function runFreshness(o: Options, fleet: Fleet): Promise<Freshness> {
     await writer.client.query('SET statement_timeout = 0');
     const { rows } = await writer.client.query('SELECT kept_apply_all() AS n');
     await writer.client.query('RESET statement_timeout');
-    log(`freshness: ${rows[0].n} rows left in the log applied first, in ${((performance.now() - drained) / 1000).toFixed(1)} s`);
+    backlogRows = Number(rows[0].n);
+    backlogMs = performance.now() - drained;
+    log(`freshness: ${backlogRows} rows left in the log applied first, in ${(backlogMs / 1000).toFixed(1)} s`);
     for (let i = 0; i < FRESHNESS_TRIALS && !stop.requested; i++) {
       const id = fleet.idBase + 90_000_000 + i;
       await writer.client.query(
@@ -1205,13 +1211,44 @@ async function runFreshness(o: Options, fleet: Fleet): Promise<Freshness> {
     await disconnect(writer);
   }
   const sorted = [...times].sort((a, b) => a - b);
-  return { trials: times.length, medianMs: median(times), p90Ms: percentile(sorted, 90), maxMs: sorted[sorted.length - 1] };
+  return {
+    trials: times.length,
+    medianMs: median(times),
+    p90Ms: percentile(sorted, 90),
+    maxMs: sorted[sorted.length - 1],
+    backlogRows,
+    backlogMs,
+  };
 }
 
-interface ApplierCost {
+/** `--record`: the freshness phase as its region of docs/WRITERS.md shows it. */
+export function freshnessTable(f: Freshness): string {
+  return [
+    '| writes | median ms | p90 ms | max ms |',
+    '|---:|---:|---:|---:|',
+    `| ${f.trials} | ${f.medianMs.toFixed(0)} | ${f.p90Ms.toFixed(0)} | ${f.maxMs.toFixed(0)} |`,
+    '',
+    f.backlogRows
+      ? `Left in the log by the phases before, applied first: ${f.backlogRows} rows in ${(f.backlogMs / 1000).toFixed(1)} s.`
+      : 'Nothing was left in the log before the trials.',
+  ].join('\n');
+}
+
+export interface ApplierCost {
   rows: number;
   withMs: number[];
   withoutMs: number[];
+}
+
+/** `--record`: the applier's cost as its region of docs/WRITERS.md shows it (medians, and their ratio). */
+export function applierTable(a: ApplierCost): string {
+  const w = median(a.withMs);
+  const wo = median(a.withoutMs);
+  return [
+    "| rows of the log | as it is ms | migration 018's kept_apply ms | as it is ÷ 018's |",
+    '|---:|---:|---:|---:|',
+    `| ${a.rows} | ${w.toFixed(0)} | ${wo.toFixed(0)} | ${(w / wo).toFixed(2)}× |`,
+  ].join('\n');
 }
 
 /** The applier's time for an import's log, as it is and with migration 018's kept_apply (see the header). */
@@ -1319,6 +1356,7 @@ async function main(): Promise<void> {
           concurrentSummary(concurrentReport(results.concurrent)),
           fleet.riders,
           results.database.version,
+          o.apply,
         );
     }
     if (o.only.has('freshness') && !stop.requested) {
@@ -1328,6 +1366,14 @@ async function main(): Promise<void> {
         `## freshness (an item given to the last rider, committed; the service's applier, every 200 ms)\n\n` +
           `until the kept data shows it: median ${f.medianMs.toFixed(0)} ms, p90 ${f.p90Ms.toFixed(0)} ms, max ${f.maxMs.toFixed(0)} ms (${f.trials} writes)\n`,
       );
+      if (o.record)
+        recordPhase(
+          'freshness',
+          `A committed write until the kept data shows it (an item given to the last rider; the service's applier, every ${APPLY_PAUSE_MS} ms)`,
+          freshnessTable(f),
+          fleet.riders,
+          results.database.version,
+        );
     }
     if (o.only.has('applier') && !stop.requested) {
       const a = await phase('applier', () => runApplierCost(conn, fleet, o));
@@ -1336,8 +1382,16 @@ async function main(): Promise<void> {
       const wo = median(a.withoutMs);
       out(
         `## applier (its own time for ${o.bulk} new checks and ${Math.round(o.bulk / 10)} returns: ${a.rows} rows of the log; median of ${a.withMs.length}, rolled back)\n\n` +
-          `as it is: ${w.toFixed(0)} ms; with migration 018's kept_apply (no rules' kept days): ${wo.toFixed(0)} ms; ${(w / wo).toFixed(2)}×\n`,
+          `as it is: ${w.toFixed(0)} ms; with migration 018's kept_apply (no rules' kept days, no name bigrams): ${wo.toFixed(0)} ms; ${(w / wo).toFixed(2)}×\n`,
       );
+      if (o.record)
+        recordPhase(
+          'applier',
+          `The applier's own time (kept_apply_all) for ${o.bulk} new checks on as many riders and ${Math.round(o.bulk / 10)} returns, as it is and with migration 018's kept_apply (without the later steps: the rules' kept days, the name bigrams); median of ${a.withMs.length}, rolled back`,
+          applierTable(a),
+          fleet.riders,
+          results.database.version,
+        );
     }
   } catch (error) {
     if (results) results.error = (error as Error).message;
@@ -1379,22 +1433,37 @@ function concurrentSummary(report: string): string {
   return [rates, '', ...lines].join('\n');
 }
 
+/** The region of docs/WRITERS.md a phase's table goes to: `writers-<phase>`, `writers-concurrent-no-apply` for the writers without the applier. */
+export const regionOf = (phase: Phase, apply: boolean) => `writers-${phase}${apply || phase !== 'concurrent' ? '' : '-no-apply'}`;
+
+/** The command as the recorded header names it: the database's URL and the JSON file's path left out. */
+export function commandOf(argv: readonly string[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const [name] = argv[i].split('=');
+    if (name === '--url' || name === '--json') {
+      out.push(`${name} …`);
+      if (!argv[i].includes('=')) i++;
+    } else out.push(argv[i]);
+  }
+  return ['node dist/bench/kept-writes.js', ...out].join(' ');
+}
+
 /**
  * `--record`: one phase's table into its region `writers-<phase>@<riders>` of docs/WRITERS.md
- * (bench/record.ts), under a line naming the run.
+ * (bench/record.ts), under a line naming the run. The concurrent writers without the applier
+ * (--no-apply) have a region of their own, `writers-concurrent-no-apply`.
  */
-function recordPhase(phase: string, title: string, body: string, riders: number, version: string): void {
-  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() ? ' (with uncommitted changes)' : '';
-  const header =
-    `\`node dist/bench/kept-writes.js --url … --only ${phase} --record\` at commit ${commit}${dirty} on ${new Date().toISOString().slice(0, 10)}; ` +
-    `${riders} riders, ${version.split(' on ')[0]}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}).`;
-  const file = path.join(__dirname, '..', '..', 'docs', 'WRITERS.md');
-  const { written, missing } = recordInto(file, [{ key: `writers-${phase}`, title, body }], riders, header);
+function recordPhase(phase: Phase, title: string, body: string, riders: number, version: string, apply = true): void {
+  const key = regionOf(phase, apply);
+  const header = toolHeader(commandOf(process.argv.slice(2)), riders, version);
+  const file = path.join(projectRoot, 'docs', 'WRITERS.md');
+  const { written, missing } = recordInto(file, [{ key, title, body }], riders, header);
   log(`--record: docs/WRITERS.md ${written.length ? `region written: ${written.join(', ')}` : `has no region ${missing.join(', ')}`}`);
 }
 
-main().catch((error) => {
-  console.error((error as Error).message);
-  process.exitCode = 1;
-});
+if (require.main === module)
+  main().catch((error) => {
+    console.error((error as Error).message);
+    process.exitCode = 1;
+  });

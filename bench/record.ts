@@ -5,7 +5,10 @@
 // `admin-team`, … as `section` names them in main.ts), RIDERS the dataset's size, so that the runs at
 // 100,000 and 1,000,000 riders each keep their own. Only regions the doc has are written: placing a
 // region is a decision about the doc, not the bench's.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import { projectRoot } from '../src/paths';
 
 export interface RecordedSection {
   key: string;
@@ -49,4 +52,34 @@ export function recordInto(file: string, sections: readonly RecordedSection[], r
   const result = recordSections(fs.readFileSync(file, 'utf8'), sections, riders, header);
   if (result.written.length) fs.writeFileSync(file, result.doc);
   return result;
+}
+
+function git(args: string[]): string {
+  const run = spawnSync('git', args, { cwd: projectRoot, encoding: 'utf8' });
+  return run.status === 0 ? run.stdout.trim() : '';
+}
+
+/**
+ * The code measured, as it was when the process started; the docs' changes (a table another run has just
+ * written) are no change to the code.
+ */
+const codeAtStart = {
+  commit: git(['rev-parse', '--short', 'HEAD']) || 'unknown',
+  dirty: git(['status', '--porcelain', '--', '.', ':(exclude)docs', ':(exclude)*.md']) !== '',
+};
+
+/**
+ * The line above a table written by one of the bench's own tools (bench/kept-writes.ts,
+ * bench/explain-list.ts): the command, the commit (and whether files differed from it), the day, the
+ * dataset's size, the server's version, the machine and how busy it was.
+ */
+export function toolHeader(command: string, riders: number, serverVersion: string, day = new Date()): string {
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  return (
+    `\`${command}\` at commit ${codeAtStart.commit}${codeAtStart.dirty ? ' (with uncommitted changes)' : ''} on ${day.toISOString().slice(0, 10)}; ` +
+    `${riders} riders, ${serverVersion.split(' on ')[0]}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${load} at the end.`
+  );
 }

@@ -1,4 +1,6 @@
-import { recordSections } from '../bench/record';
+import os from 'node:os';
+import { recordSections, toolHeader } from '../bench/record';
+import { applierTable, commandOf, freshnessTable, regionOf } from '../bench/kept-writes';
 
 // `npm run bench -- --record`: each table into its own region of docs/BENCHMARKS.md, per dataset size,
 // replacing the last run's; a section without a region leaves the doc alone.
@@ -48,5 +50,70 @@ describe('bench --record', () => {
       written: [],
       missing: ['streams@100000'],
     });
+  });
+});
+
+describe('the tools’ --record (kept-writes, explain-list)', () => {
+  it('names the command, the commit, the day, the dataset, the server and the machine', () => {
+    const header = toolHeader(
+      'node dist/bench/kept-writes.js --url … --only freshness --record',
+      100000,
+      'PostgreSQL 15.20 (Debian 15.20-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc',
+      new Date('2026-11-27T17:00:00Z'),
+    );
+    expect(header).toMatch(
+      /^`node dist\/bench\/kept-writes\.js --url … --only freshness --record` at commit [0-9a-f]{7,}( \(with uncommitted changes\))? on 2026-11-27; 100000 riders, PostgreSQL 15\.20 \(Debian 15\.20-0\+deb12u1\); \d+ CPUs \(.+\), load average [\d.]+ [\d.]+ [\d.]+ at the end\.$/,
+    );
+    expect(header).toContain(`${os.cpus().length} CPUs`);
+  });
+
+  it('names the command as it ran, without the database’s URL or a file’s path, and the concurrent run without the applier apart', () => {
+    expect(
+      commandOf(['--url', 'postgres://u:secret@127.0.0.1/db', '--only', 'freshness,applier', '--json=/some/file.json', '--record']),
+    ).toBe('node dist/bench/kept-writes.js --url … --only freshness,applier --json … --record');
+    expect(regionOf('concurrent', true)).toBe('writers-concurrent');
+    expect(regionOf('concurrent', false)).toBe('writers-concurrent-no-apply');
+    // The applier's own phases do not depend on --no-apply.
+    expect(regionOf('freshness', false)).toBe('writers-freshness');
+    expect(regionOf('applier', false)).toBe('writers-applier');
+  });
+
+  const writers = [
+    'Prose before.',
+    '<!-- bench:writers-freshness@100000 -->',
+    '| a committed write shown by the kept data | median 91 ms |',
+    '<!-- /bench:writers-freshness@100000 -->',
+    '<!-- bench:writers-applier@100000 -->',
+    'typed by hand: 2.62 / 1.79 s',
+    '<!-- /bench:writers-applier@100000 -->',
+    '<!-- bench:writers-applier@1000000 -->',
+    'not yet run',
+    '<!-- /bench:writers-applier@1000000 -->',
+  ].join('\n');
+
+  it('writes the freshness and the applier’s figures of the run into their regions, in place of what was there', () => {
+    const freshness = freshnessTable({ trials: 20, medianMs: 91.4, p90Ms: 180.2, maxMs: 217.6, backlogRows: 87266, backlogMs: 191_040 });
+    const applier = applierTable({ rows: 13002, withMs: [2700, 2620, 2500], withoutMs: [1790, 1800, 1700] });
+    const { doc, written } = recordSections(
+      writers,
+      [
+        { key: 'writers-freshness', title: 'Freshness', body: freshness },
+        { key: 'writers-applier', title: 'Applier', body: applier },
+      ],
+      100000,
+      'H',
+    );
+    expect(written).toEqual(['writers-freshness@100000', 'writers-applier@100000']);
+    expect(doc).not.toContain('median 91 ms');
+    expect(doc).not.toContain('typed by hand');
+    expect(doc).toContain('not yet run');
+    expect(doc).toContain('| 20 | 91 | 180 | 218 |');
+    expect(doc).toContain('Left in the log by the phases before, applied first: 87266 rows in 191.0 s.');
+    // The medians of what ran, and their ratio.
+    expect(doc).toContain("| rows of the log | as it is ms | migration 018's kept_apply ms | as it is ÷ 018's |");
+    expect(doc).toContain('| 13002 | 2620 | 1790 | 1.46× |');
+    expect(freshnessTable({ trials: 3, medianMs: 80, p90Ms: 90, maxMs: 95, backlogRows: 0, backlogMs: 1 })).toContain(
+      'Nothing was left in the log before the trials.',
+    );
   });
 });

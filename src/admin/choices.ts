@@ -82,6 +82,8 @@ const lookupParams = defineParams({
 });
 const validateLookup = queryValidator(lookupParams);
 export const SUGGESTIONS = 20;
+/** Whether the lookup asks the database for `q` (trimmed, one-spaced): two characters at least, or an ID. */
+export const lookupAsks = (q: string) => q.length >= 2 || /^[0-9]+$/.test(q);
 
 /**
  * GET /admin/lookup/riders?q=...: up to 20 riders whose name holds `q` or whose ID is `q`, within the
@@ -98,7 +100,7 @@ export function riderLookupHandler(source: ChoiceSource) {
       if (error instanceof HttpError && error.status === 400) return sendProblem(res, error);
       throw error;
     }
-    const rows = q.length < 2 && !/^[0-9]+$/.test(q) ? [] : await source.riders(q, scopeOf(res), SUGGESTIONS, clientSignal(res));
+    const rows = lookupAsks(q) ? await source.riders(q, scopeOf(res), SUGGESTIONS, clientSignal(res)) : [];
     res
       .set('Cache-Control', 'no-store')
       .json(rows.map((row) => ({ value: String(row.id), label: `${personLabel(row)} · ${row.company}` })));

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import type { Request, Response } from 'express';
-import { toNative } from '../db/knex';
+import { toNative, type NativeQuery } from '../db/knex';
 import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { sessionKey } from '../http/stream-limit';
-import { invalidQuery, type FieldErrors } from '../http/errors';
+import { fieldErrors, invalidQuery, type FieldErrors } from '../http/errors';
+import type { Scope } from '../filters/scope';
 import { afterRowOf, cappedCount, orderAll, pageKeys, pageRows, sortKeys, type SortKey } from '../queries/keyset';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
@@ -42,6 +43,21 @@ async function redraw(context: ListContext, req: Request, res: Response, errors:
 }
 
 /**
+ * A canonical query's values (list-canonical.ts), judged by the list's validator, with the
+ * supervisor's scope and the page's position (`position`); a 400 with every problem at once: the
+ * validator's and `errors` (the names canonical() did not find).
+ */
+export async function pageValues(context: ListContext, checked: Values, scope: Scope, errors = fieldErrors()): Promise<Values> {
+  const judged = await checkQuery(context.validate, checked);
+  for (const [name, messages] of Object.entries(judged.errors ?? {})) (errors[name] ??= []).push(...messages);
+  if (Object.keys(errors).length || !judged.values) throw invalidQuery(errors);
+  const values: Values = { ...judged.values, ...scope };
+  const { sort, dir } = sortOf(context, values);
+  const perPage = Number(values.per_page ?? DEFAULT_PER_PAGE);
+  return { ...values, position: positionOf(values, sortKeys(context.resource.sorts[sort], dir), perPage, dir) };
+}
+
+/**
  * The request's values, with the supervisor's scope and the page's position; or undefined once the
  * request has been answered: 303 to the address a picker or a typed name stands for, or 400 (redraw).
  */
@@ -52,14 +68,7 @@ async function valuesOf(context: ListContext, req: Request, res: Response, targe
       res.redirect(303, location);
       return undefined;
     }
-    // Every problem of the query in one answer: the names not found, and the validator's own.
-    const judged = await checkQuery(context.validate, checked);
-    for (const [name, messages] of Object.entries(judged.errors ?? {})) (errors[name] ??= []).push(...messages);
-    if (Object.keys(errors).length || !judged.values) throw invalidQuery(errors);
-    const values: Values = { ...judged.values, ...scopeOf(res) };
-    const { sort, dir } = sortOf(context, values);
-    const perPage = Number(values.per_page ?? DEFAULT_PER_PAGE);
-    return { ...values, position: positionOf(values, sortKeys(context.resource.sorts[sort], dir), perPage, dir) };
+    return await pageValues(context, checked, scopeOf(res), errors);
   } catch (error) {
     const errors = fieldErrorsOf(error);
     if (!errors) throw error;
@@ -79,27 +88,44 @@ async function valuesOf(context: ListContext, req: Request, res: Response, targe
 export const FAR_ROWS = 50000;
 export const FAR_ROWS_UNKEYED = 10000;
 
+/** Which of a page's statements a PageRunner is given: the page's rows, its capped count, or one of the exact total's. */
+export type PageStatement = 'rows' | 'count' | 'total';
+
+/**
+ * Runs one of a page's statements and gives its rows: on the admin pool for a request (the page), or
+ * under EXPLAIN as well (bench/explain-list.ts), so the bench measures what the page runs.
+ */
+export type PageRunner = <T extends object>(query: NativeQuery, statement: PageStatement) => Promise<T[]>;
+
+/** The page's statements on the admin pool, cancelled when the request's client leaves. */
+function poolRunner(context: ListContext, res: Response): PageRunner {
+  const signal = clientSignal(res);
+  return <T extends object>(query: NativeQuery) => queryRows<T>(context.deps.pool, query, signal);
+}
+
 /**
  * The page's rows by their sort keys (a range of an index, or an offset over the keys alone), their
- * columns computed for those rows only; and the total, counted up to the cap.
+ * columns computed for those rows only; and the total, counted up to the cap. Each statement through `runner`.
  */
-async function readPage(context: ListContext, res: Response, values: Values, position: Position, perPage: number) {
-  const { resource, countCap, deps } = context;
+export async function readPage(context: ListContext, values: Values, position: Position, perPage: number, runner: PageRunner) {
+  const { resource, countCap } = context;
   const { sort, dir } = sortOf(context, values);
   const keysOf = () => (resource.keys ?? resource.filtered)(values);
   const read = { source: keysOf, sort: resource.sorts[sort], dir, tieBreak: resource.tieBreak, limit: perPage + 1 };
   // How far from its end a page number is read (FAR_ROWS).
   const far = resource.keys ? FAR_ROWS : FAR_ROWS_UNKEYED;
-  const signal = clientSignal(res);
-  const run = <T extends object>(query: Knex.QueryBuilder) => queryRows<T>(deps.pool, toNative(query), signal);
+  const run =
+    (statement: PageStatement) =>
+    <T extends object>(query: Knex.QueryBuilder) =>
+      runner<T>(toNative(query), statement);
   const counted = async () => {
-    const exact = await resource.total?.(values, run);
+    const exact = await resource.total?.(values, run('total'));
     if (exact !== undefined) return { count: exact, capped: false };
-    const [{ total }] = await run<{ total: string }>(cappedCount(keysOf(), countCap, resource.countOrder));
+    const [{ total }] = await run('count')<{ total: string }>(cappedCount(keysOf(), countCap, resource.countOrder));
     return { count: Math.min(Number(total), countCap), capped: Number(total) > countCap };
   };
   const rows = (at: Position = position) =>
-    run<Row>(
+    run('rows')<Row>(
       pageRows(
         resource.columns(resource.filtered(values), values),
         pageKeys({ ...read, backwards: at.backwards, cursor: at.cursor, offset: at.offset }),
@@ -188,7 +214,7 @@ async function page(context: ListContext, req: Request, res: Response): Promise<
   if (!values) return;
   const perPage = Number(values.per_page ?? DEFAULT_PER_PAGE);
   const [read, loaded] = await Promise.all([
-    readPage(context, res, values, values.position as Position, perPage),
+    readPage(context, values, values.position as Position, perPage, poolRunner(context, res)),
     loadChoices(context, res),
   ]);
   const list = listModel(context, req, values, read);

@@ -14,6 +14,7 @@ import * as patrolChecks from '../queries/patrol-checks';
 import * as productExchanges from '../queries/product-exchanges';
 import * as productReturns from '../queries/product-returns';
 import * as riderEquipment from '../queries/rider-equipment';
+import type { Scope } from '../filters/scope';
 import { formModel } from './form';
 import { pathId } from '../html/path-id';
 import { render } from '../html/render';
@@ -30,6 +31,12 @@ const TIMELINE_LIMIT = 200;
 const SEARCH_LIMIT = 50;
 /** The search counts its riders up to this many; past it, "more than 1,000" (a count of all would read them all). */
 const SEARCH_COUNT_CAP = 1000;
+
+/** The search page's two statements for a name term: how many riders it finds (up to the cap + 1), and the first of them. */
+export const searchStatements = (q: string, scope: Scope) => ({
+  count: riderEquipment.searchCount(q, scope, SEARCH_COUNT_CAP),
+  rows: riderEquipment.searchResults(q, scope, SEARCH_LIMIT),
+});
 
 interface Event {
   at: string;
@@ -183,9 +190,10 @@ export function searchHandler(pool: Reader) {
         : [];
       if (rider) return res.redirect(303, links.rider(rider.id));
     }
+    const statements = searchStatements(q, scopeOf(res));
     const [[counted], found] = await Promise.all([
-      queryRows<{ total: string }>(pool, toNative(riderEquipment.searchCount(q, scopeOf(res), SEARCH_COUNT_CAP)), clientSignal(res)),
-      queryRows<{ id: string }>(pool, toNative(riderEquipment.searchResults(q, scopeOf(res), SEARCH_LIMIT)), clientSignal(res)),
+      queryRows<{ total: string }>(pool, toNative(statements.count), clientSignal(res)),
+      queryRows<{ id: string }>(pool, toNative(statements.rows), clientSignal(res)),
     ]);
     // One rider found: that rider is what was looked for.
     if (Number(counted.total) === 1 && found.length === 1) return res.redirect(303, links.rider(found[0].id));
