@@ -25,6 +25,7 @@ import * as attentionRuleDays from '../../db/migrations/20261127_023_attention_r
 import * as returnsDateCovering from '../../db/migrations/20261128_024_returns_date_covering';
 import * as riderNameGrams from '../../db/migrations/20261128_025_rider_name_grams';
 import * as streamDateCovering from '../../db/migrations/20261128_026_stream_date_covering';
+import * as riderNameGramsByRider from '../../db/migrations/20261128_027_rider_name_grams_by_rider';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -58,6 +59,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261128_024_returns_date_covering', returnsDateCovering],
   ['20261128_025_rider_name_grams', riderNameGrams],
   ['20261128_026_stream_date_covering', streamDateCovering],
+  ['20261128_027_rider_name_grams_by_rider', riderNameGramsByRider],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */
