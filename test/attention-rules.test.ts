@@ -2,10 +2,11 @@
 // checked here for all of them, so a rule added to the list is tested without a line of its own. The
 // database accepts a handling of each rule's name and no other; each rule has its section on Needs
 // attention and its count on the home page; its rows are in its CSV; a listed row can be marked
-// handled, leaves the rule, and Undo brings it back.
+// handled, leaves the rule, and Undo brings it back; its open points are sentences on the rider's page.
 import { createSupervisor } from '../src/auth/supervisors';
 import { DEFAULT_ATTENTION } from '../src/config';
 import { toNative } from '../src/db/knex';
+import { links } from '../src/html/links';
 import { firstRows, RULE_NAMES, RULES, type RegisteredRule } from '../src/rules';
 import { testAppWithAuth, type TestApp } from './support/app';
 import { addAttentionRows, markHandled, signIn, type Agent } from './support/attention-scenario';
@@ -86,6 +87,35 @@ describe.each(RULES.map((rule) => [rule.name, rule] as const))('the rule %s', (n
       .send({ _csrf: csrfToken(handled) })
       .expect(303);
     expect(await listed(rule)).toContain(subject);
+  });
+
+  it('says each of its open points on the rider’s page, in words, and a rider rule has one for each rider it lists', async () => {
+    const q = { asOf: null, settings: DEFAULT_ATTENTION, scope: {} };
+    const { rows } = await t.pool.query(toNative(rule.openPoint.rows(q)));
+    expect(rows.length).toBeGreaterThan(0);
+    const riders = [...new Set(rows.map((row) => String(row.rider_id)))];
+    if (rule.subject === 'rider') {
+      const { rows: listedRows } = await t.pool.query(toNative(firstRows(rule, q, 1000)));
+      expect([...riders].sort()).toEqual([...new Set(listedRows.map((row) => String(row.rider_id)))].sort());
+    }
+    const [rider] = riders;
+    const page = (await lead.get(links.rider(rider)).expect(200)).text;
+    const shown = one(page, 'section.open-points')
+      .querySelectorAll('li')
+      .map((li) => textOf(li));
+    const said = rows
+      .filter((row) => String(row.rider_id) === rider)
+      .map((row) =>
+        rule.openPoint
+          .sentence(row)
+          .map((part) => (typeof part === 'string' ? part : part.auto))
+          .join(''),
+      );
+    expect(said.length).toBeGreaterThan(0);
+    for (const sentence of said) {
+      expect(sentence).not.toMatch(/\bundefined\b|\bnull\b|\bNaN\b|\[object /);
+      expect(shown).toContain(sentence);
+    }
   });
 
   it('refuses a subject it does not list, and writes nothing', async () => {
