@@ -64,11 +64,19 @@ describe('a list CSV read as its first rows, then the rest', () => {
     }
   });
 
-  it('is written by PostgreSQL for the patrol checks, assignments, returns and exchanges', () => {
+  it('is written by PostgreSQL for every list but riders with equipment', () => {
     const copied = adminLists(DEFAULT_ATTENTION)
       .filter((list) => copyable(list.table))
       .map((list) => list.path);
-    expect(copied).toEqual(['/checks', '/equipment/assignments', '/equipment/returns', '/equipment/exchanges']);
+    expect(copied).toEqual([
+      '/checks',
+      '/equipment/assignments',
+      '/equipment/returns',
+      '/equipment/exchanges',
+      '/attention/failing-checks',
+      '/attention/overdue-items',
+      '/attention/unchecked',
+    ]);
   });
 
   it('makes a cell a spreadsheet would run as a formula safe, as JavaScript does, and keeps numbers', async () => {
@@ -76,6 +84,70 @@ describe('a list CSV read as its first rows, then the rest', () => {
     for (const cell of cells) {
       const sql = csvCopy([{ key: 'v', label: 'V' }], { text: 'SELECT $1::text AS v', values: [cell] }, false);
       expect({ cell, copied: await copyText(sql) }).toEqual({ cell, copied: stringify([[spreadsheetSafe(cell)]]) });
+    }
+  });
+
+  it('gives in each column’s SQL the text JavaScript gives, on values the demo may not hold (notes, owners, counts)', async () => {
+    const rows: Array<Record<string, string | number | null>> = [
+      {
+        earlier_note: null,
+        earlier_by: null,
+        earlier_on: null,
+        earlier_until: null,
+        owner: null,
+        items: 1,
+        item_names: 'Box',
+        last_check: null,
+      },
+      {
+        earlier_note: '',
+        earlier_by: 'lead',
+        earlier_on: '2026-01-02',
+        earlier_until: null,
+        owner: '',
+        items: 2,
+        item_names: 'Box, Vest',
+        last_check: '2026-01-03 10:00:00',
+      },
+      {
+        earlier_note: 'Called, عاد',
+        earlier_by: 'lead',
+        earlier_on: '2026-01-02',
+        earlier_until: '2026-02-01',
+        owner: 'reem',
+        items: 1234,
+        item_names: '=Vest',
+        last_check: '',
+      },
+      {
+        earlier_note: 'Spoke (twice)',
+        earlier_by: 'a.b',
+        earlier_on: '2026-01-02',
+        earlier_until: '',
+        owner: 'Malik, Reem',
+        items: 0,
+        item_names: '',
+        last_check: '2025-12-31 23:59:59',
+      },
+    ];
+    const columns = adminLists(DEFAULT_ATTENTION)
+      .flatMap((list) => list.table)
+      .filter((column) => column.csvSql !== undefined && column.text !== undefined && column.key in rows[0]);
+    expect(new Set(columns.map((column) => column.key))).toEqual(new Set(['earlier_note', 'owner', 'items', 'last_check']));
+    for (const row of rows) {
+      const keys = Object.keys(row);
+      const source = {
+        text: `SELECT ${keys.map((key, i) => `$${i + 1}::${key === 'items' ? 'int' : 'text'} AS ${key}`).join(', ')}`,
+        values: keys.map((key) => row[key]),
+      };
+      for (const column of columns) {
+        const copied = await copyText(csvCopy([column], source, false));
+        expect({ column: column.key, row, copied }).toEqual({
+          column: column.key,
+          row,
+          copied: stringify([[spreadsheetSafe(column.text!(row))]]),
+        });
+      }
     }
   });
 

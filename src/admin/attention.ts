@@ -59,6 +59,7 @@ const earlierNote: ListColumn = {
     row.earlier_note
       ? `${row.earlier_note} (${row.earlier_by}, ${row.earlier_on}${row.earlier_until ? `, until ${row.earlier_until}` : ''})`
       : '',
+  csvSql: `CASE WHEN coalesce(t.earlier_note, '') <> '' THEN t.earlier_note || ' (' || t.earlier_by || ', ' || t.earlier_on || CASE WHEN coalesce(t.earlier_until, '') <> '' THEN ', until ' || t.earlier_until ELSE '' END || ')' ELSE '' END`,
 };
 
 /** The table's "Mark handled" control (never in the CSV). */
@@ -140,7 +141,13 @@ export function itemOf(values: { product_id?: unknown; variation_id?: unknown })
 }
 
 /** Who a row was given to (never in the CSV's way: it is a column of both). */
-const owner: ListColumn = { key: 'owner', label: 'Assigned to', auto: true, text: (row) => (row.owner ? String(row.owner) : '–') };
+const owner: ListColumn = {
+  key: 'owner',
+  label: 'Assigned to',
+  auto: true,
+  text: (row) => (row.owner ? String(row.owner) : '–'),
+  csvSql: `coalesce(nullif(t.owner::text, ''), '–')`,
+};
 
 /** The lists of the rider rules, for the list engine (src/admin/list-page.ts), at /attention/<rule>. */
 export function ruleListResources(settings: AttentionSettings): ListResource[] {

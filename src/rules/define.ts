@@ -54,6 +54,8 @@ export interface RuleColumn {
   firstDir?: Dir;
   /** The cell's text when it is not the value itself. */
   text?: (row: Record<string, unknown>) => string;
+  /** The same text as SQL over `t.<key>`, for the list's CSV written by PostgreSQL (src/admin/csv-copy.ts). */
+  csvSql?: string;
   /** A badge's kind beside the text ("fail"). */
   badge?: (row: Record<string, unknown>) => 'fail' | undefined;
 }

@@ -114,7 +114,12 @@ export default defineRule({
   noun: ['rider', 'riders'],
   columns: [
     ...riderColumns(false),
-    { key: 'items', label: 'Items', text: (row) => `${plural(row.items, 'item', 'items')}: ${row.item_names}` },
+    {
+      key: 'items',
+      label: 'Items',
+      text: (row) => `${plural(row.items, 'item', 'items')}: ${row.item_names}`,
+      csvSql: `to_char(t.items, 'FM999,999,999,990') || CASE WHEN t.items = 1 THEN ' item: ' ELSE ' items: ' END || t.item_names`,
+    },
     { key: 'eligible_on', label: 'Due since', nowrap: true, sort: 'exchange_day' },
     { key: 'days_past', label: 'Days past', numeric: true },
   ],

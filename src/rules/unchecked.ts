@@ -66,6 +66,7 @@ export default defineRule({
       label: 'Last check',
       nowrap: true,
       text: (row) => (row.last_check ? String(row.last_check) : 'Never'),
+      csvSql: `coalesce(nullif(t.last_check::text, ''), 'Never')`,
       href: lastCheckHref,
       sort: 'last_check',
     },
