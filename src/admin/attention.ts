@@ -33,8 +33,7 @@ import {
   type RuleName,
 } from '../rules';
 import { formModel } from './form';
-import type { ListColumn, ListResource, Values } from './list-page';
-import { cellText } from './list-page';
+import { cellText, type ListColumn, type ListResource, type Values } from './list-page';
 import { rowsOf } from './list-table';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
