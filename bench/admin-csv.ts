@@ -80,8 +80,8 @@ export async function oneCopyOf(list: ListResource): Promise<{ statement: string
   const values = { ...(await context.validate({})) };
   const { one, copy } = csvStatements(context, values);
   return copy
-    ? { statement: csvCopy(list.table, one, true), writer: 'PostgreSQL' }
-    : { statement: `COPY (${inlineParameters(one)}) TO STDOUT WITH (FORMAT csv, HEADER)`, writer: 'JavaScript' };
+    ? { statement: csvCopy(list.table, one(), true), writer: 'PostgreSQL' }
+    : { statement: `COPY (${inlineParameters(one())}) TO STDOUT WITH (FORMAT csv, HEADER)`, writer: 'JavaScript' };
 }
 
 export async function runAdminCsv(

@@ -138,11 +138,13 @@ export function createApp({
   const apiHeaders = fixedSecurityHeaders(API_HEADERS, behindProxy);
   if (!apiHeaders) throw new Error("createApp: helmet's API headers are expected to be the same on every answer");
   const cors = config.corsOrigins.length ? apiCors(config.corsOrigins) : undefined;
-  // While the API is busy, admin pages take turns (src/http/api-first.ts).
-  const turns = apiFirst({ share: config.pool.adminPercentWhenApiBusy / 100, concurrency: config.pool.adminMax });
+  // While the API is busy, admin pages take turns (src/http/api-first.ts); at 100 % there are no turns,
+  // and the API's requests pass no layer for them.
+  const { adminPercentWhenApiBusy: percent, adminMax } = config.pool;
+  const turns = percent < 100 ? apiFirst({ share: percent / 100, concurrency: adminMax }) : undefined;
   app.use(
     '/v2',
-    turns.api,
+    ...(turns ? [turns.api] : []),
     createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, placeCap, log, access, headers: apiHeaders, cors }),
   );
   // Every other answer: the pages' headers. upgrade-insecure-requests only where TLS is known to be in
@@ -181,7 +183,7 @@ export function createApp({
   app.use('/docs', createDocsRouter());
   // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.
   app.use(links.assets, express.static(path.join(projectRoot, 'public/admin'), { index: false, maxAge: '1h' }));
-  app.use(ADMIN, turns.admin);
+  if (turns) app.use(ADMIN, turns.admin);
   let handling: { primary: Pool; protect: RequestHandler } | undefined;
   if (access) {
     // Supervisors sign in; an API token does not open these pages, nor a session the API. Sessions

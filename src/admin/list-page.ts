@@ -237,7 +237,7 @@ async function page(context: ListContext, req: Request, res: Response): Promise<
  * first page is: an index range in the list's order, their columns for those rows only), so the
  * download starts at once, then every row after the last of them in one statement, which may sort them
  * all (as fast in all as it gets: one hash join per table, not one look-up per row); as PostgreSQL's
- * COPY of the CSV's cells (`copy`) when every column has its SQL. `one` is every row in one statement,
+ * COPY of the CSV's cells (`copy`) when every column has its SQL. `one()` is every row in one statement,
  * what the download was before it started at once (and what the bench compares it with).
  */
 export function csvStatements({ resource, csvHeadRows, deps }: Pick<ListContext, 'resource' | 'csvHeadRows' | 'deps'>, values: Values) {
@@ -255,7 +255,7 @@ export function csvStatements({ resource, csvHeadRows, deps }: Pick<ListContext,
   // The rest starts after the row the first rows end at (none when the list is shorter), in the same snapshot.
   const boundary = () => pageKeys({ ...keysRead, offset: csvHeadRows - 1, limit: 1 });
   const rest = () => orderAll(afterRowOf(columns(), order, dir, resource.tieBreak, boundary()), order, dir, resource.tieBreak);
-  const one = toNative(orderAll(columns(), order, dir, resource.tieBreak));
+  const one = () => toNative(orderAll(columns(), order, dir, resource.tieBreak));
   const split = csvHeadRows > 0 ? { head: toNative(head()), rest: toNative(rest()) } : undefined;
   const copy =
     split && deps.csvCopy && copyable(resource.table)
@@ -290,7 +290,7 @@ async function csv(context: ListContext, req: Request, res: Response): Promise<v
       ? streamCopyCsv(deps.streamPool, res, { filename: filenameCsv, ...copy })
       : split
         ? streamCsv(deps.streamPool, split.head, res, { filename: filenameCsv, columns: columnsCsv, rest: split.rest })
-        : streamCsv(deps.streamPool, one, res, { filename: filenameCsv, columns: columnsCsv }),
+        : streamCsv(deps.streamPool, one(), res, { filename: filenameCsv, columns: columnsCsv }),
   );
 }
 
