@@ -16,7 +16,7 @@ import { createDocsRouter } from './docs/router';
 import { HttpError } from './http/errors';
 import { rateLimitStores } from './auth/rate-limit-store';
 import { createSignIn } from './auth/sign-in';
-import { createMetrics } from './metrics';
+import { createMetrics, type AdminProcessStatus } from './metrics';
 import { accessLog } from './http/access-log';
 import { requestId } from './http/request-id';
 import { inSequence } from './http/in-sequence';
@@ -46,6 +46,8 @@ export interface AppDeps {
   stopping?: () => boolean;
   /** This process's writer of the kept data, when it runs one (src/db/kept-applier.ts): for the metrics. */
   keptApplier?: KeptApplierStatus;
+  /** The admin pages' process, when this process hands it their connections: for the metrics. */
+  adminProcess?: AdminProcessStatus;
 }
 
 /**
@@ -75,6 +77,7 @@ export function createApp({
   tokens,
   stopping = () => false,
   keptApplier,
+  adminProcess,
 }: AppDeps): Express {
   if (config.auth.enabled && !tokens) throw new Error('createApp: authentication is on, so a TokenCache is required');
   const access =
@@ -120,7 +123,7 @@ export function createApp({
   app.set('query parser', parseQuery);
 
   const pools = { queries: pool, streams: streamPool, ...(adminPool ? { admin: adminPool } : {}) };
-  const metrics = createMetrics(pools, reads, config.metricsToken, keptApplier);
+  const metrics = createMetrics(pools, reads, config.metricsToken, keptApplier, adminProcess);
   // What every request passes, in this order, as one layer: each layer costs a match and a dispatch
   // per request, and these never skip a request.
   app.use(

@@ -62,6 +62,11 @@ export interface Config {
   };
   /** HTTP worker processes (node:cluster) on one port. */
   webConcurrency: number;
+  /**
+   * The admin pages in a process of their own (ADMIN_PROCESS; one process only, WEB_CONCURRENCY=1), at this
+   * CPU niceness (ADMIN_NICE): see src/runtime/admin-process.ts.
+   */
+  adminProcess: { enabled: boolean; nice: number };
   sessions: { idleMinutes: number; maxHours: number; secret?: string };
   /** Trust X-Forwarded-* from a proxy in front (TLS ends there): makes session cookies Secure. */
   trustProxy: TrustProxy;
@@ -232,6 +237,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('DATABASE_REPLICA_URLS needs DATABASE_URL (the primary); without it, use EMBEDDED_REPLICAS');
   const logRequests = onOff(env, 'LOG_REQUESTS', nodeEnv !== 'test');
   const webConcurrency = integer(env, 'WEB_CONCURRENCY', 1, 1, 64);
+  // Several workers each serve every page (node:cluster hands out connections, not paths).
+  const adminProcess = webConcurrency === 1 && onOff(env, 'ADMIN_PROCESS', true);
   const embeddedReplicas = integer(env, 'EMBEDDED_REPLICAS', 0, 0, 8);
 
   return {
@@ -282,6 +289,7 @@ export function loadConfig(env: Env = process.env): Config {
       baselineDays: integer(env, 'ATTENTION_BASELINE_DAYS', DEFAULT_ATTENTION.baselineDays, 1, 3650),
     },
     webConcurrency,
+    adminProcess: { enabled: adminProcess, nice: integer(env, 'ADMIN_NICE', 5, 0, 19) },
     logRequests,
     nodeEnv,
     metricsToken: env.METRICS_TOKEN || undefined,
@@ -298,7 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
       signInAccountFailures: integer(env, 'SIGN_IN_ACCOUNT_FAILURES_PER_5_MINUTES', 10, 1, 10000),
       rateLimitStore: rateLimitStore(
         oneOf(env, 'RATE_LIMIT_STORE', ['auto', 'postgres', 'memory'] as const, 'auto'),
-        webConcurrency + replicaUrls.length + embeddedReplicas > 1,
+        webConcurrency + (adminProcess ? 1 : 0) + replicaUrls.length + embeddedReplicas > 1,
       ),
       // Longer: fewer statements on the primary, a larger overshoot of a limit across processes.
       rateLimitFlushMs: integer(env, 'RATE_LIMIT_FLUSH_MS', 200, 10, 10000),

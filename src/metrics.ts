@@ -23,7 +23,19 @@ function isLoopback(address: string | undefined): boolean {
   return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
 }
 
-export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, metricsToken?: string, kept?: KeptApplierStatus): Metrics {
+/** The admin pages' process, as the listening process sees it (src/runtime/admin-process.ts). */
+export interface AdminProcessStatus {
+  readonly pid: number | undefined;
+  readonly handedOver: number;
+}
+
+export function createMetrics(
+  pools: Record<string, Pool>,
+  reads: ReadRouter,
+  metricsToken?: string,
+  kept?: KeptApplierStatus,
+  adminProcess?: AdminProcessStatus,
+): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const answers = new AnswerCounts();
@@ -93,6 +105,28 @@ export function createMetrics(pools: Record<string, Pool>, reads: ReadRouter, me
       for (const s of reads.status()) if (s.lag_ms !== null) this.set({ database: s.name, role: s.role }, s.lag_ms / 1000);
     },
   });
+
+  // The admin pages' process: whether it serves them now, and the connections it was handed. Its own
+  // pools and answers are its own (not in this process's figures above).
+  if (adminProcess) {
+    new client.Gauge({
+      name: 'admin_process_up',
+      help: '1 while the admin pages have a process of their own (ADMIN_PROCESS), 0 while this process serves them.',
+      registers: [registry],
+      collect() {
+        this.set(adminProcess.pid ? 1 : 0);
+      },
+    });
+    new client.Counter({
+      name: 'admin_process_connections_total',
+      help: "Connections whose first request was an admin page, handed to the admin pages' process.",
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(adminProcess.handedOver);
+      },
+    });
+  }
 
   // The kept data's writer in this process (migration 018), as it last saw the change log. The
   // database's own answer (rows waiting, the oldest one's age) is on /health/ready.

@@ -21,6 +21,7 @@ import { addressOf, ReadRouter, type ReadTarget } from './db/replicas';
 import { readingsFromSupervisor, watchForWorkers } from './db/replica-lag';
 import { Shutdown } from './shutdown';
 import { embeddedPsql, urlPsql } from './db/psql-line';
+import { AdminProcess, isAdminProcess, lowerPriority, serveHandedConnections } from './runtime/admin-process';
 
 const log = (message: string) => console.log(message);
 
@@ -29,6 +30,11 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // A worker's database is its supervisor's, passed in DATABASE_URL and DATABASE_REPLICA_URLS.
   if (cluster.isWorker) return serve(config, { url: config.databaseUrl!, replicaUrls: config.replicaUrls }, false);
+  // The admin pages' process (src/runtime/admin-process.ts): its database is the listening process's.
+  if (isAdminProcess()) {
+    lowerPriority(config.adminProcess.nice);
+    return serve(config, { url: config.databaseUrl!, replicaUrls: config.replicaUrls }, false, undefined, 'admin');
+  }
   let demo: DemoCredentials | undefined;
   const database = await openDatabase(config, log, {
     demo: true,
@@ -65,6 +71,8 @@ function printBanner(config: Config, database: Database, port: number, demo: Dem
     for (const [i, url] of database.replicaUrls.entries()) log(`  Database: ${addressOf(url)}, replica ${i + 1}`);
   }
   if (database.replicaUrls.length) log(`  Reads go to the replicas in the rotation, in turn (see /health/ready), else to the primary`);
+  if (config.adminProcess.enabled)
+    log(`  The admin pages run in a process of their own, at CPU niceness ${config.adminProcess.nice} (ADMIN_PROCESS, ADMIN_NICE)`);
   if (demo) {
     log(`  Demo sign-in for /admin (new password at every start): ${demo.supervisor.username} / ${demo.supervisor.password}`);
     log(`  Demo API token (new at every start): ${demo.token}`);
@@ -158,10 +166,27 @@ async function supervise(config: Config, database: Database, demo: DemoCredentia
 }
 
 /**
- * One HTTP server process: the only one, or a worker of supervise(). `owner`: it owns the databases and
- * prints the banner, with the demo's credentials when it issued them.
+ * One HTTP server process: the only one, or a worker of supervise(), or the admin pages' process
+ * (`role` 'admin': it serves the connections the listening process hands it). `owner`: it owns the
+ * databases and prints the banner, with the demo's credentials when it issued them.
  */
-async function serve(config: Config, database: Database, owner: boolean, demo?: DemoCredentials): Promise<void> {
+async function serve(config: Config, database: Database, owner: boolean, demo?: DemoCredentials, role?: 'admin'): Promise<void> {
+  // One secret for both processes: a session made on a page of either is read by the other.
+  if (owner && config.adminProcess.enabled && !config.sessions.secret)
+    config = { ...config, sessions: { ...config.sessions, secret: crypto.randomBytes(32).toString('hex') } };
+  const adminProcess =
+    owner && config.adminProcess.enabled
+      ? new AdminProcess({
+          script: __filename,
+          nice: config.adminProcess.nice,
+          env: {
+            DATABASE_URL: database.url,
+            DATABASE_REPLICA_URLS: database.replicaUrls.join(','),
+            SESSION_SECRET: config.sessions.secret!,
+          },
+          log: (message) => console.error(message),
+        })
+      : undefined;
   let stopping = false;
   // A signal before the server listens (a worker told to stop while it starts) has nothing to drain.
   let stop = (signal: string) => {
@@ -176,7 +201,8 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
   // signal handler, so such a message is told a moment later, unless the service is stopping by then.
   const unlessStopping = (write: (message: string) => void) => (message: string) =>
     void setTimeout(() => (stopping ? undefined : write(message)), 200).unref();
-  const lost = unlessStopping((message) => console.error(owner ? message : `[worker ${process.pid}] ${message}`));
+  const name = role === 'admin' ? `[admin pages ${process.pid}]` : `[worker ${process.pid}]`;
+  const lost = unlessStopping((message) => console.error(owner ? message : `${name} ${message}`));
   const pool = createPool(database.url, config, lost);
   const streamPool = createPool(database.url, config, lost, 'streams');
   const adminPool = createPool(database.url, config, lost, 'admin');
@@ -196,7 +222,7 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
       ...config.replicas,
       // A worker reads by its supervisor's checks (told), and says only what it meets itself.
       told: cluster.isWorker,
-      log: (message) => (stopping ? undefined : log(owner ? message : `[worker ${process.pid}] ${message}`)),
+      log: (message) => (stopping ? undefined : log(owner ? message : `${name} ${message}`)),
     },
   );
   if (cluster.isWorker) readingsFromSupervisor(reads);
@@ -212,16 +238,19 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
   } else if (owner || cluster.worker?.id === 1) {
     console.warn('WARNING: AUTH=off: the API answers anyone who can reach it, without a token. Personal data is exposed.');
   }
-  // The kept data is written from the change log here, on the primary (migration 018).
-  const applier = config.keptApplyMs > 0 ? new KeptApplier(database.url, { intervalMs: config.keptApplyMs, log: lost }) : undefined;
+  // The kept data is written from the change log here, on the primary (migration 018); not by the admin pages'.
+  const applier =
+    config.keptApplyMs > 0 && role !== 'admin' ? new KeptApplier(database.url, { intervalMs: config.keptApplyMs, log: lost }) : undefined;
   applier?.start();
   const shutdown = new Shutdown({
     drainMs: config.shutdownDrainMs,
     timeoutMs: config.shutdownTimeoutMs,
     owner,
-    log: (message) => log(owner ? message : `[worker ${process.pid}] ${message}`),
+    log: (message) => log(owner ? message : `${name} ${message}`),
     cleanUp: async () => {
       tokens?.stop();
+      // The admin pages' process drains as this one does, from the same signal.
+      if (adminProcess) await settledWithin(adminProcess.stop(), 2000);
       reads.stop();
       await settledWithin(applier?.stop() ?? Promise.resolve(), 1000);
       const pools = [pool, streamPool, adminPool, ...replicas.flatMap((r) => [r.queries, r.streams, ...(r.admin ? [r.admin] : [])])];
@@ -243,16 +272,27 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
     tokens,
     stopping: () => shutdown.stopping,
     keptApplier: applier?.status,
+    adminProcess,
   });
 
-  const server: Server = answerClientErrors(createExpressServer(app)).listen(config.port, config.host, () => {
-    const address = server.address();
-    if (owner) printBanner(config, database, typeof address === 'object' && address ? address.port : config.port, demo);
-  });
+  const server: Server = answerClientErrors(createExpressServer(app));
+  if (role === 'admin') {
+    // Its own loopback port, unused: the connections come from the listening process.
+    serveHandedConnections(server, () => stop('the listening process is gone'));
+    server.listen(0, '127.0.0.1');
+  } else {
+    adminProcess?.route(server);
+    server.listen(config.port, config.host, () => {
+      const address = server.address();
+      if (owner) printBanner(config, database, typeof address === 'object' && address ? address.port : config.port, demo);
+      adminProcess?.start();
+    });
+  }
   shutdown.track(server);
 
   stop = (signal: string) => {
     stopping = true;
+    void adminProcess?.stop();
     // The tokens held now serve the last requests; a reload could only meet a database that is going.
     tokens?.stop();
     shutdown.begin(signal);

@@ -4,13 +4,25 @@ import { loadConfig } from '../src/config';
 describe('settings for serving past one process', () => {
   it('counts the rate limits in PostgreSQL as soon as there are several processes or replicas, in memory otherwise', () => {
     const store = (env: Record<string, string>) => loadConfig(env).auth.rateLimitStore;
-    expect(store({})).toBe('memory');
+    expect(store({ ADMIN_PROCESS: 'off' })).toBe('memory');
     expect(store({ WEB_CONCURRENCY: '2' })).toBe('postgres');
-    expect(store({ EMBEDDED_REPLICAS: '1' })).toBe('postgres');
+    // The admin pages' process is a second one (src/runtime/admin-process.ts).
+    expect(store({})).toBe('postgres');
+    expect(store({ ADMIN_PROCESS: 'off', EMBEDDED_REPLICAS: '1' })).toBe('postgres');
     expect(store({ DATABASE_URL: 'postgres://a/b', DATABASE_REPLICA_URLS: 'postgres://c/b' })).toBe('postgres');
     // Several instances of one process each: said explicitly.
     expect(store({ RATE_LIMIT_STORE: 'postgres' })).toBe('postgres');
     expect(store({ WEB_CONCURRENCY: '2', RATE_LIMIT_STORE: 'memory' })).toBe('memory');
+  });
+
+  it('runs the admin pages in a process of their own with one process, at ADMIN_NICE', () => {
+    expect(loadConfig({}).adminProcess).toEqual({ enabled: true, nice: 5 });
+    expect(loadConfig({ ADMIN_PROCESS: 'off' }).adminProcess.enabled).toBe(false);
+    // Several workers each serve every page: node:cluster hands them connections, not paths.
+    expect(loadConfig({ WEB_CONCURRENCY: '2' }).adminProcess.enabled).toBe(false);
+    expect(loadConfig({ ADMIN_NICE: '0' }).adminProcess.nice).toBe(0);
+    expect(() => loadConfig({ ADMIN_NICE: '20' })).toThrow(/ADMIN_NICE must be a whole number from 0 to 19/);
+    expect(() => loadConfig({ ADMIN_PROCESS: 'maybe' })).toThrow(/ADMIN_PROCESS must be on or off/);
   });
 
   it('refuses replica and store settings that cannot work, naming them', () => {

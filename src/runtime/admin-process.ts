@@ -1,0 +1,194 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import os from 'node:os';
+
+// The admin pages in a process of their own (ADMIN_PROCESS, on by default with one process). A page
+// costs the event loop as much as twenty API answers, and one thread serves both in one process: eight
+// supervisors clicking without pause took most of a saturated API's throughput (issue 43). Here the
+// process that listens keeps every connection whose first request is an API call (or anything but an
+// admin page) and hands each connection that opens with an admin page to the admin process, socket and
+// all (Node's handle passing, as node:cluster hands connections to its workers): no request is proxied,
+// no byte copied, and the client's address is the admin process's own. Both processes serve the whole
+// app, so a connection that goes on to ask the other kind is still answered. The admin process runs at
+// a lower CPU priority (ADMIN_NICE): while the API is busy, the kernel gives the API the cores first.
+// Should it stop, the listening process serves the pages itself until another has started.
+
+/** The message that comes with a connection's socket: the bytes the listening process read of it. */
+const CONNECTION = 'rider-equipment:admin-connection';
+/** The admin process tells it is listening. */
+const READY = 'rider-equipment:admin-ready';
+/** Set in the admin process's environment. */
+export const ADMIN_PROCESS_ENV = 'RIDER_EQUIPMENT_ADMIN_PROCESS';
+
+/** A request line for the admin pages (origin-form), as the first bytes of a connection show it. */
+const ADMIN_REQUEST = /^[A-Z]+ \/admin(?:[/? ]|$)/;
+
+export function isAdminProcess(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[ADMIN_PROCESS_ENV] === '1';
+}
+
+export interface AdminProcessOptions {
+  /** The server's script, run again as the admin process. */
+  script: string;
+  /** The CPU niceness of the admin process (0–19). */
+  nice: number;
+  /** Its environment beyond this process's own: the database's URL, the sessions' secret. */
+  env: Record<string, string>;
+  log: (message: string) => void;
+  /** A connection whose first bytes do not come within this time is served here. */
+  firstBytesTimeoutMs?: number;
+}
+
+/** The listening process's side: starts the admin process, restarts it, hands it connections. */
+export class AdminProcess {
+  private child?: ChildProcess;
+  private ready = false;
+  private stopping = false;
+  private exited: Promise<void> = Promise.resolve();
+  /** Connections handed over, since the start (for the tests and the metrics). */
+  handedOver = 0;
+
+  constructor(private readonly options: AdminProcessOptions) {}
+
+  start(): void {
+    const started = Date.now();
+    const child = fork(this.options.script, [], {
+      env: { ...process.env, ...this.options.env, [ADMIN_PROCESS_ENV]: '1', ADMIN_NICE: String(this.options.nice) },
+      execArgv: process.execArgv,
+      serialization: 'json',
+    });
+    this.child = child;
+    this.ready = false;
+    child.on('message', (message) => {
+      if (message === READY) this.ready = true;
+    });
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        this.ready = false;
+        resolve();
+        if (this.stopping) return;
+        // One that dies at once (a bad setting, the database away) is not restarted in a tight loop.
+        const soon = Date.now() - started < 5000;
+        this.options.log(
+          `The admin pages' process ${child.pid} exited (${signal ?? `status ${code}`}); this process serves them until ` +
+            `another has started${soon ? ' (in 1 s)' : ''}`,
+        );
+        setTimeout(() => (this.stopping ? undefined : this.start()), soon ? 1000 : 0).unref();
+      }),
+    );
+    child.on('error', (error) => this.options.log(`The admin pages' process: ${error.message}`));
+  }
+
+  get pid(): number | undefined {
+    return this.ready ? this.child?.pid : undefined;
+  }
+
+  /**
+   * Takes the server's connections: each one is read up to its first bytes, then served here or handed
+   * over. Call before anything else listens to the server's 'connection' (src/shutdown.ts does).
+   */
+  route(server: Server): void {
+    const listeners = server.listeners('connection') as Array<(socket: Socket) => void>;
+    if (listeners.length !== 1)
+      throw new Error(`AdminProcess.route: expected only the HTTP server's own connection listener, found ${listeners.length}`);
+    const [serve] = listeners;
+    server.removeListener('connection', serve);
+    const timeoutMs = this.options.firstBytesTimeoutMs ?? 10000;
+    server.on('connection', (socket: Socket) => {
+      const here = (head?: Buffer) => {
+        if (head) socket.unshift(head);
+        serve.call(server, socket);
+        socket.resume();
+      };
+      if (!this.ready) return here();
+      // A client that connects and says nothing (a browser's preconnect) is served here in the end,
+      // under the HTTP server's own timeouts.
+      const timer = setTimeout(() => {
+        listen(false);
+        here();
+      }, timeoutMs);
+      const first = (head: Buffer) => {
+        clearTimeout(timer);
+        listen(false);
+        if (ADMIN_REQUEST.test(head.toString('latin1', 0, 16)) && this.handOver(socket, head, () => here(head))) return;
+        here(head);
+      };
+      // A client gone before its first bytes: nothing to serve.
+      const gone = () => {
+        clearTimeout(timer);
+        socket.destroy();
+      };
+      const listen = (on: boolean) => {
+        if (on) return void socket.on('data', first).on('error', gone);
+        socket.off('data', first).off('error', gone).pause();
+      };
+      listen(true);
+    });
+  }
+
+  /** Sends the connection to the admin process; `orHere` serves it here should that process be gone. */
+  private handOver(socket: Socket, head: Buffer, orHere: () => void): boolean {
+    const child = this.child;
+    if (!this.ready || !child?.connected) return false;
+    // This process keeps its copy of the socket until the message is sent: a process that died a moment
+    // ago (before its exit was seen here) cannot take it, and then it is served here.
+    child.send({ type: CONNECTION, head: head.toString('latin1') }, socket, { keepOpen: true }, (error) => {
+      if (error) return orHere();
+      this.handedOver++;
+      // Its own copy only: the connection stays open in the admin process.
+      socket.destroy();
+    });
+    return true;
+  }
+
+  /** Tells the admin process to stop (it drains as this one does); resolves once it has exited. */
+  stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    this.stopping = true;
+    this.ready = false;
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return this.exited;
+  }
+}
+
+/**
+ * The admin process's side: serves the connections the listening process hands it, on `server`
+ * (which listens on a loopback port of its own, unused, so that its timeouts and its close work as a
+ * listening server's). Resolves nothing; stops the process when the listening one is gone.
+ */
+export function serveHandedConnections(server: Server, onOrphaned: () => void): void {
+  process.on('message', (message: unknown, socket?: Socket) => {
+    const m = message as { type?: string; head?: string } | null;
+    if (m?.type !== CONNECTION || !socket) return;
+    // The bytes read so far go first; what the client sent since is still in the socket, after them.
+    if (m.head) socket.unshift(Buffer.from(m.head, 'latin1'));
+    server.emit('connection', socket);
+    socket.resume();
+  });
+  // The listening process is gone (stopped, or killed): no connection can come any more.
+  process.once('disconnect', onOrphaned);
+  server.once('listening', () => process.send?.(READY));
+}
+
+/**
+ * Lowers this process's CPU priority to `nice`, on every thread it has (Linux sets it per thread;
+ * threads started later inherit it from the main one).
+ */
+export function lowerPriority(nice: number): void {
+  if (nice <= 0) return;
+  let threads: number[];
+  try {
+    threads = fs.readdirSync('/proc/self/task').map(Number);
+  } catch {
+    threads = [0]; // elsewhere the process's priority is the threads' own
+  }
+  for (const thread of threads) {
+    try {
+      os.setPriority(thread, nice);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+}
