@@ -26,6 +26,9 @@ import { recordInto, type RecordedSection } from './record';
 import { QUEUE_BATCH_RUNS, QUEUE_PAGE_RUNS, queueTable } from './admin-queue';
 import { adminCsvTable } from './admin-csv';
 
+/** Settings of the service that change what the admin group measures, named in the recorded command when set. */
+const SERVICE_SETTINGS = ['ADMIN_PROCESS', 'ADMIN_NICE', 'ADMIN_POOL_MAX', 'ADMIN_PERCENT_WHEN_API_BUSY', 'DB_POOL_MAX', 'WEB_CONCURRENCY'];
+
 const log = (message: string) => console.log(message);
 /** The code measured: the commit and how many files differed from it when the run began. */
 const gitAtStart = { commit: git(['rev-parse', 'HEAD']), changedFiles: git(['status', '--porcelain']).split('\n').filter(Boolean).length };
@@ -227,7 +230,9 @@ function printAndSave(
   results: Awaited<ReturnType<typeof measure>>,
 ): void {
   const { load, streams, abort, startup } = results;
-  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  // The service's settings given in the environment (it inherits it) are part of the command run.
+  const settings = SERVICE_SETTINGS.filter((name) => process.env[name]).map((name) => `${name}=${process.env[name]} `);
+  const command = `${settings.join('')}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   const verdicts = [
     ...load.map(report.riderVerdict).filter((v): v is report.Verdict => v !== undefined),
     ...report.pageVerdicts(load.filter((r) => r.group === 'page')),
