@@ -27,7 +27,7 @@ import { QUEUE_BATCH_RUNS, QUEUE_PAGE_RUNS, queueTable } from './admin-queue';
 import { adminCsvTable } from './admin-csv';
 
 /** Settings of the service that change what the admin group measures, named in the recorded command when set. */
-const SERVICE_SETTINGS = ['ADMIN_PROCESS', 'ADMIN_NICE', 'ADMIN_POOL_MAX', 'ADMIN_PERCENT_WHEN_API_BUSY', 'DB_POOL_MAX', 'WEB_CONCURRENCY'];
+const SERVICE_SETTINGS = ['ADMIN_PROCESS', 'ADMIN_NICE', 'ADMIN_POOL_MAX', 'DB_POOL_MAX', 'WEB_CONCURRENCY'];
 
 const log = (message: string) => console.log(message);
 /** The code measured: the commit and how many files differed from it when the run began. */

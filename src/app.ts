@@ -27,7 +27,6 @@ import { StreamLimit } from './http/stream-limit';
 import type { TokenCache } from './auth/tokens';
 import { projectRoot } from './paths';
 import { ADMIN, links } from './html/links';
-import { apiFirst } from './http/api-first';
 
 export interface AppDeps {
   /** The primary's pool: sessions, sign-in, tokens, and every read when there is no replica. */
@@ -141,13 +140,8 @@ export function createApp({
   const apiHeaders = fixedSecurityHeaders(API_HEADERS, behindProxy);
   if (!apiHeaders) throw new Error("createApp: helmet's API headers are expected to be the same on every answer");
   const cors = config.corsOrigins.length ? apiCors(config.corsOrigins) : undefined;
-  // While the API is busy, admin pages take turns (src/http/api-first.ts); at 100 % there are no turns,
-  // and the API's requests pass no layer for them.
-  const { adminPercentWhenApiBusy: percent, adminMax } = config.pool;
-  const turns = percent < 100 ? apiFirst({ share: percent / 100, concurrency: adminMax }) : undefined;
   app.use(
     '/v2',
-    ...(turns ? [turns.api] : []),
     createApiRouter({ pool: reads.queries, streamPool: apiStreams, streamLimit, placeCap, log, access, headers: apiHeaders, cors }),
   );
   // Every other answer: the pages' headers. upgrade-insecure-requests only where TLS is known to be in
@@ -186,7 +180,6 @@ export function createApp({
   app.use('/docs', createDocsRouter());
   // Admin CSS and icons sit outside the admin router, so a sign-in put in front of it still gets them.
   app.use(links.assets, express.static(path.join(projectRoot, 'public/admin'), { index: false, maxAge: '1h' }));
-  if (turns) app.use(ADMIN, turns.admin);
   let handling: { primary: Pool; protect: RequestHandler } | undefined;
   if (access) {
     // Supervisors sign in; an API token does not open these pages, nor a session the API. Sessions

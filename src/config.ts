@@ -36,8 +36,6 @@ export interface Config {
     streamMinRateWindowMs: number;
     /** Connections of the admin pages and reports (ADMIN_POOL_MAX), apart from the API's. */
     adminMax: number;
-    /** While the API is busy, the percent of the time admin pages may hold (ADMIN_PERCENT_WHEN_API_BUSY; 100: no turns). */
-    adminPercentWhenApiBusy: number;
     /** The admin pages' and reports' budget per statement (ADMIN_STATEMENT_TIMEOUT_MS): past it, the page says so. */
     adminStatementTimeoutMs: number;
   };
@@ -277,8 +275,6 @@ export function loadConfig(env: Env = process.env): Config {
       // The admin pages' statements wait for these, never for the API's (src/db/pool.ts, 'admin').
       // As many as the machine has cores (at least 2): one slow page never holds every other supervisor.
       adminMax: integer(env, 'ADMIN_POOL_MAX', Math.max(2, os.availableParallelism()), 1, 1000),
-      // The API first: while it is busy, admin pages take turns for this share of the time (src/http/api-first.ts).
-      adminPercentWhenApiBusy: integer(env, 'ADMIN_PERCENT_WHEN_API_BUSY', 100, 1, 100),
       adminStatementTimeoutMs: integer(env, 'ADMIN_STATEMENT_TIMEOUT_MS', 5000, 0, 86400000),
     },
     streamsPerToken: integer(env, 'STREAMS_PER_TOKEN', 2, 1, 1000),

@@ -19,6 +19,8 @@ import os from 'node:os';
 const CONNECTION = 'rider-equipment:admin-connection';
 /** The admin process tells it is listening. */
 const READY = 'rider-equipment:admin-ready';
+/** The admin process has a connection (by its number): the listening process may let its own copy go. */
+const TAKEN = 'rider-equipment:admin-taken';
 /** Set in the admin process's environment. */
 export const ADMIN_PROCESS_ENV = 'RIDER_EQUIPMENT_ADMIN_PROCESS';
 
@@ -49,6 +51,9 @@ export class AdminProcess {
   private exited: Promise<void> = Promise.resolve();
   /** Connections handed over, since the start (for the tests and the metrics). */
   handedOver = 0;
+  /** Connections sent and not yet taken, by number: served here should the admin process go first. */
+  private readonly sent = new Map<number, { socket: Socket; serveHere: () => void }>();
+  private lastSent = 0;
 
   constructor(private readonly options: AdminProcessOptions) {}
 
@@ -61,12 +66,18 @@ export class AdminProcess {
     });
     this.child = child;
     this.ready = false;
-    child.on('message', (message) => {
+    child.on('message', (message: unknown) => {
       if (message === READY) this.ready = true;
+      const taken = message as { type?: string; id?: number } | null;
+      if (taken?.type === TAKEN && typeof taken.id === 'number') this.taken(taken.id);
     });
     this.exited = new Promise((resolve) =>
       child.once('exit', (code, signal) => {
         this.ready = false;
+        // Sent but never taken (the process died with them in its mailbox): served here.
+        const untaken = [...this.sent.values()];
+        this.sent.clear();
+        for (const { serveHere } of untaken) serveHere();
         resolve();
         if (this.stopping) return;
         // One that dies at once (a bad setting, the database away) is not restarted in a tight loop.
@@ -128,19 +139,29 @@ export class AdminProcess {
     });
   }
 
-  /** Sends the connection to the admin process; `orHere` serves it here should that process be gone. */
+  /**
+   * Sends the connection to the admin process; `orHere` serves it here should that process be gone.
+   * This process keeps its copy of the socket, paused, until the admin process says it has taken it: one
+   * that is dying (its exit not yet seen here) may still accept the message and then never read it.
+   */
   private handOver(socket: Socket, head: Buffer, orHere: () => void): boolean {
     const child = this.child;
     if (!this.ready || !child?.connected) return false;
-    // This process keeps its copy of the socket until the message is sent: a process that died a moment
-    // ago (before its exit was seen here) cannot take it, and then it is served here.
-    child.send({ type: CONNECTION, head: head.toString('latin1') }, socket, { keepOpen: true }, (error) => {
-      if (error) return orHere();
-      this.handedOver++;
-      // Its own copy only: the connection stays open in the admin process.
-      socket.destroy();
+    const id = ++this.lastSent;
+    this.sent.set(id, { socket, serveHere: orHere });
+    child.send({ type: CONNECTION, id, head: head.toString('latin1') }, socket, { keepOpen: true }, (error) => {
+      if (error && this.sent.delete(id)) orHere();
     });
     return true;
+  }
+
+  private taken(id: number): void {
+    const sent = this.sent.get(id);
+    if (!sent) return;
+    this.sent.delete(id);
+    this.handedOver++;
+    // This process's copy only: the connection stays open in the admin process.
+    sent.socket.destroy();
   }
 
   /** Tells the admin process to stop (it drains as this one does); resolves once it has exited. */
@@ -160,8 +181,10 @@ export class AdminProcess {
  */
 export function serveHandedConnections(server: Server, onOrphaned: () => void): void {
   process.on('message', (message: unknown, socket?: Socket) => {
-    const m = message as { type?: string; head?: string } | null;
+    const m = message as { type?: string; id?: number; head?: string } | null;
     if (m?.type !== CONNECTION || !socket) return;
+    // Said before its first bytes are read here: the listening process lets its copy go.
+    process.send?.({ type: TAKEN, id: m.id });
     // The bytes read so far go first; what the client sent since is still in the socket, after them.
     if (m.head) socket.unshift(Buffer.from(m.head, 'latin1'));
     server.emit('connection', socket);
