@@ -206,6 +206,34 @@ describe('STREAMS_PER_TOKEN across processes (RATE_LIMIT_STORE=postgres)', () =>
 });
 
 describe('the shared places connection', () => {
+  it('runs one statement at a time on it, however many places are taken and given back at once', async () => {
+    const url = await useDatabase('fixture');
+    const places = new AdvisoryPlaces(url);
+    // pg queues a statement sent on a client while another runs on it, with a deprecation (pg 9 refuses it).
+    const query = pg.Client.prototype.query;
+    let overlapping = 0;
+    const spy = jest.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const client = this as pg.Client & { activeQuery?: unknown; _queryQueue: unknown[] };
+      if (client.activeQuery || client._queryQueue.length) overlapping++;
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    try {
+      const key = `at-once-${process.pid}`;
+      // Ten takes at once on the one connection, then all given back at once, then five more.
+      const taken = await Promise.all(Array.from({ length: 10 }, (_, i) => places.take(key, 7700 + i)));
+      expect(taken.every(Boolean)).toBe(true);
+      for (const giveBack of taken) giveBack!();
+      const again = await Promise.all(Array.from({ length: 5 }, (_, i) => places.take(key, 7700 + i)));
+      expect(again.every(Boolean)).toBe(true);
+      for (const giveBack of again) giveBack!();
+      await eventually(() => spy.mock.calls.length >= 30, { what: 'every lock and unlock sent' });
+      expect(overlapping).toBe(0);
+    } finally {
+      spy.mockRestore();
+      await places.end();
+    }
+  });
+
   it("lost while idle in its pool (its places all given back) is the pool's to handle, and the next take opens another", async () => {
     const url = await useDatabase('fixture');
     const places = new AdvisoryPlaces(url);

@@ -15,6 +15,15 @@ interface Session {
   lost: boolean;
   /** Its listener for the connection's loss, there only while the session has the connection. */
   onError?: () => void;
+  /** The last statement sent on it: each waits for the one before (one statement at a time per client). */
+  last: Promise<unknown>;
+}
+
+/** Runs `text` on the session's connection once the statement before it has ended. */
+function inTurn(session: Session, text: string, values: unknown[]): Promise<pg.QueryResult> {
+  const run = session.last.then(() => session.client).then((client) => client.query(text, values));
+  session.last = run.catch(() => undefined);
+  return run;
 }
 
 /**
@@ -44,15 +53,13 @@ export class AdvisoryPlaces implements SharedPlaces {
     session.held += 1;
     let taken = false;
     try {
-      const client = await session.client;
-      taken = (await client.query(LOCK, [key, slot])).rows[0].ok === true;
+      taken = (await inTurn(session, LOCK, [key, slot])).rows[0].ok === true;
     } finally {
       if (!taken) this.done(session);
     }
     if (!taken) return undefined;
     return () => {
-      void session.client
-        .then((client) => (session.lost ? undefined : client.query(UNLOCK, [key, slot])))
+      void (session.lost ? Promise.resolve() : inTurn(session, UNLOCK, [key, slot]))
         .catch(() => undefined)
         .finally(() => this.done(session));
     };
@@ -63,7 +70,7 @@ export class AdvisoryPlaces implements SharedPlaces {
   }
 
   private open(): Session {
-    const session: Session = { client: this.pool.connect(), held: 0, lost: false };
+    const session: Session = { client: this.pool.connect(), held: 0, lost: false, last: Promise.resolve() };
     const lose = () => {
       session.lost = true;
       if (this.current === session) this.current = undefined;
