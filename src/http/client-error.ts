@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ADMIN_REQUEST_LINE } from '../runtime/admin-process';
 
 /** What Node's HTTP parser refuses before any route sees the request, and the answer each gets. */
 function answerFor(code: string | undefined): { status: number; title: string; detail: string } {
@@ -37,7 +38,7 @@ export function answerClientErrors(server: Server): Server {
     const { status, title, detail } = answerFor(error.code);
     // A supervisor's browser (a request for the admin pages, as far as the parser read) gets a page.
     const head = (error as { rawPacket?: Buffer }).rawPacket?.toString('latin1', 0, 32) ?? '';
-    const page = /^[A-Z]+ \/admin(?:[/? ]|$)/.test(head);
+    const page = ADMIN_REQUEST_LINE.test(head);
     const body = page ? errorPage(status, title, detail) : JSON.stringify({ type: 'about:blank', title, status, detail });
     const type = page ? 'text/html; charset=utf-8' : 'application/problem+json';
     socket.end(

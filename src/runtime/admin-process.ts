@@ -21,11 +21,11 @@ const CONNECTION = 'rider-equipment:admin-connection';
 const READY = 'rider-equipment:admin-ready';
 /** The admin process has a connection (by its number): the listening process may let its own copy go. */
 const TAKEN = 'rider-equipment:admin-taken';
+/** A request line for the admin pages (origin-form), as a connection's first bytes show it. */
+export const ADMIN_REQUEST_LINE = /^[A-Z]+ \/admin(?:[/? ]|$)/;
+
 /** Set in the admin process's environment. */
 export const ADMIN_PROCESS_ENV = 'RIDER_EQUIPMENT_ADMIN_PROCESS';
-
-/** A request line for the admin pages (origin-form), as the first bytes of a connection show it. */
-const ADMIN_REQUEST = /^[A-Z]+ \/admin(?:[/? ]|$)/;
 
 export function isAdminProcess(env: NodeJS.ProcessEnv = process.env): boolean {
   return env[ADMIN_PROCESS_ENV] === '1';
@@ -123,7 +123,7 @@ export class AdminProcess {
       const first = (head: Buffer) => {
         clearTimeout(timer);
         listen(false);
-        if (ADMIN_REQUEST.test(head.toString('latin1', 0, 16)) && this.handOver(socket, head, () => here(head))) return;
+        if (ADMIN_REQUEST_LINE.test(head.toString('latin1', 0, 16)) && this.handOver(socket, head, () => here(head))) return;
         here(head);
       };
       // A client gone before its first bytes: nothing to serve.
