@@ -110,6 +110,14 @@ export function teamTable(r: AdminResult): string {
     '',
     `API (${t.api.path} by a random rider, ${t.api.connections} connections): ${t.api.alone.rps.toFixed(0)} req/s alone, ` +
       `${t.api.beside.rps.toFixed(0)} req/s beside the team (${t.api.ratio.toFixed(2)}x); non-2xx ${t.api.alone.non2xx + t.api.beside.non2xx}, errors ${t.api.alone.errors + t.api.beside.errors}.`,
+    ...(t.alone.heaviest?.length
+      ? [
+          '',
+          `The supervisors' time alone went most to: ${t.alone.heaviest
+            .map((h) => `${h.page} ${(100 * h.share).toFixed(1)}% (${h.answers} answers, median ${ms(h.medianMs)} ms)`)
+            .join('; ')}.`,
+        ]
+      : []),
   ].join('\n');
 }
 

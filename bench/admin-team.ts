@@ -30,6 +30,8 @@ export interface TeamLoad {
   latency: LatencyStats;
   /** The slowest pages' names with their answer time, for the report. */
   slowest: string[];
+  /** The pages that took the largest share of the clients' time (the ones to make cheaper first). */
+  heaviest: Array<{ page: string; answers: number; medianMs: number; share: number }>;
 }
 
 export interface TeamResult {
@@ -89,7 +91,24 @@ function summary(answers: Answer[], seconds: number): TeamLoad {
       .sort((a, b) => b.ms - a.ms)
       .slice(0, 3)
       .map((a) => `${a.page.name} ${a.ms.toFixed(0)} ms (${a.status})`),
+    heaviest: heaviest(answers),
   };
+}
+
+/** The pages by their share of the clients' time, largest first (the first `n`). */
+export function heaviest(answers: ReadonlyArray<{ page: Pick<AdminPage, 'name'>; ms: number }>, n = 8): TeamLoad['heaviest'] {
+  const byPage = new Map<string, number[]>();
+  for (const a of answers) byPage.set(a.page.name, [...(byPage.get(a.page.name) ?? []), a.ms]);
+  const total = answers.reduce((sum, a) => sum + a.ms, 0) || 1;
+  return [...byPage]
+    .map(([page, ms]) => ({
+      page,
+      answers: ms.length,
+      medianMs: latencyStats(ms).medianMs,
+      share: ms.reduce((sum, m) => sum + m, 0) / total,
+    }))
+    .sort((a, b) => b.share - a.share)
+    .slice(0, n);
 }
 
 const pause = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
@@ -119,6 +138,9 @@ export async function runTeam(
   await pause(seconds);
   const alone = await team.stop();
   log(line(`${n} supervisors`, alone));
+  log(
+    `  their time went most to: ${alone.heaviest.map((h) => `${h.page} ${(100 * h.share).toFixed(1)}% (${h.answers}, median ${ms(h.medianMs)} ms)`).join('; ')}`,
+  );
 
   const apiAlone = await runLoad(service.base, target, load);
   log(`  ${path} by a random rider, ${load.connections} connections, alone: ${apiAlone.rps.toFixed(0)} req/s, non-2xx ${apiAlone.non2xx}`);

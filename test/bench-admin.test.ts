@@ -2,7 +2,7 @@ import { allLists } from '../src/admin/lists';
 import { csrfTokenOf, mergeCookies } from '../bench/admin-client';
 import { adminPages, latencyStats, pagePasses, resolvePage, withinRatio, type ListShape } from '../bench/admin-pages';
 import { deepPageAtBoth, slowPages, type AdminPageResult } from '../bench/admin';
-import { TEAM_TARGETS } from '../bench/admin-team';
+import { heaviest, TEAM_TARGETS } from '../bench/admin-team';
 import { parseOptions } from '../bench/options';
 
 const options = { deepPage: 400, bothDirections: true };
@@ -202,5 +202,14 @@ describe('bench --only admin: the team scenario', () => {
   test('targets: p95 300 ms up to 100,000 riders, 450 ms past it; the API at 0.7x its rate alone', () => {
     expect([TEAM_TARGETS.p95Ms(10000), TEAM_TARGETS.p95Ms(100000), TEAM_TARGETS.p95Ms(1000000)]).toEqual([300, 300, 450]);
     expect(TEAM_TARGETS.minApiRatio).toBe(0.7);
+  });
+
+  test('the pages that took most of the clients’ time come first, with their share and median', () => {
+    const answer = (name: string, ms: number) => ({ page: { name }, ms });
+    const answers = [answer('/admin', 10), answer('/admin', 30), answer('/admin/checks page=400', 50), answer('/admin/checks', 10)];
+    expect(heaviest(answers, 2)).toEqual([
+      { page: '/admin/checks page=400', answers: 1, medianMs: 50, share: 0.5 },
+      { page: '/admin', answers: 2, medianMs: 20, share: 0.4 },
+    ]);
   });
 });

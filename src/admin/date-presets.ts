@@ -2,9 +2,17 @@
 // "This year"), as plain links: computed on the server from today in the service's time zone
 // (TIME_ZONE), the zone the filters read their days in.
 
+/** One formatter per time zone: building one costs more than the rest of a list page's form. */
+const formats = new Map<string, Intl.DateTimeFormat>();
+
 /** The calendar day `at` falls on in `timeZone`, written YYYY-MM-DD. */
 export function dayIn(timeZone: string, at: Date = new Date()): string {
-  const parts = new Intl.DateTimeFormat('en', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(at);
+  let format = formats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    formats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(at);
   const part = (type: string) => parts.find((p) => p.type === type)!.value;
   return `${part('year')}-${part('month')}-${part('day')}`;
 }
