@@ -1,4 +1,5 @@
 import express from 'express';
+import type { Reader } from '../src/db/pool';
 import request from 'supertest';
 import { createAdminRouter } from '../src/admin/router';
 import { allLists } from '../src/admin/lists';
@@ -129,6 +130,29 @@ describe('the list pages with a capped total', () => {
     const [{ n }] = (await t.pool.query<{ n: string }>('SELECT count(*) AS n FROM patrol_checks WHERE rider_id = 100001')).rows;
     expect(Number(n)).toBeLessThan(100);
     expect(textOf(one(await get('/admin/checks?rider_id=100001'), '.summary'))).toContain(`${n} patrol checks match these filters`);
+  });
+
+  it('counts a list past its cap once for a while (its other pages and sorts too), and a total under the cap on every page', async () => {
+    const statements: string[] = [];
+    const counting: Reader = {
+      async acquire(signal, lane) {
+        const client = await t.pool.acquire(signal, lane);
+        const query = client.query.bind(client) as (config: { text: string }) => Promise<unknown>;
+        return Object.assign(Object.create(client) as typeof client, {
+          query: (config: { text: string }) => (statements.push(config.text), query(config)),
+        });
+      },
+    };
+    const own = express().use('/admin', createAdminRouter({ pool: counting, listCountCap: 100 }));
+    const counts = () => statements.filter((text) => text.includes('as "capped"')).length;
+    for (const path of ['/admin/checks', '/admin/checks?page=3', '/admin/checks?sort=3pl&dir=asc', '/admin/checks']) {
+      const res = await request(own).get(path);
+      expect(res.status).toBe(200);
+      expect(textOf(one(res.text, '.summary'))).toMatch(/^More than 100 patrol checks/);
+    }
+    expect(counts()).toBe(1);
+    for (let i = 0; i < 2; i++) expect((await request(own).get('/admin/checks?rider_id=100001')).status).toBe(200);
+    expect(counts()).toBe(3);
   });
 
   it('pages on with Next and back with Previous by the rows’ sort keys, showing the page number', async () => {

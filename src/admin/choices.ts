@@ -11,6 +11,7 @@ import { sendProblem } from '../http/problem';
 import * as choices from '../queries/choices';
 import * as riderEquipment from '../queries/rider-equipment';
 import type { Choice } from './list-params';
+import { ShortMemo } from './memo';
 import { scopeOf } from '../html/scope';
 
 // What the filter forms offer by name (3PLs, items, patrollers, a few columns' values) and the names their chips show for
@@ -50,6 +51,26 @@ export function choiceSource(pool: Reader): ChoiceSource {
     rider: async (id, scope, signal) => (await queryRows<Named>(pool, toNative(riderEquipment.riderById(id, scope)), signal))[0],
     patroller: async (id, scope, signal) => (await queryRows<Named>(pool, toNative(choices.patrollerById(id, scope)), signal))[0],
     riders: (term, scope, limit, signal) => queryRows(pool, toNative(choices.riderSuggestions(term, scope, limit)), signal),
+  };
+}
+
+/** How long the filter forms' choices (3PLs, items, patrollers, a column's values) stand before a page reads them again. */
+export const CHOICES_MS = 30000;
+
+/**
+ * `source` with the choices every list page reads the same kept CHOICES_MS per scope: a new 3PL, item
+ * or patroller shows in the forms within that time. A rider, a person by id and the look-up read each time.
+ */
+export function keptChoices(source: ChoiceSource, ms = CHOICES_MS): ChoiceSource {
+  const memo = new ShortMemo<unknown>(ms);
+  const scoped = (scope: Scope) => scope.company_id ?? '*';
+  const kept = <T>(key: string, read: () => Promise<T>) => memo.get(key, read) as Promise<T>;
+  return {
+    ...source,
+    companies: (scope, signal) => kept(`companies ${scoped(scope)}`, () => source.companies(scope, signal)),
+    items: (signal) => kept('items', () => source.items(signal)),
+    patrollers: (scope, signal) => kept(`patrollers ${scoped(scope)}`, () => source.patrollers(scope, signal)),
+    values: (name, scope, signal) => kept(`values ${name} ${scoped(scope)}`, () => source.values(name, scope, signal)),
   };
 }
 

@@ -10,6 +10,7 @@ import type { ListResource, Values } from './list-definition';
 import { formWords, listFields, type ListFields } from './list-fields';
 import { CSV_HEAD_ROWS, DEFAULT_COUNT_CAP } from './list-pager';
 import { listParams } from './list-params';
+import { ShortMemo } from './memo';
 
 // What every step of a list page shares, worked out once per list when the router is built.
 
@@ -44,8 +45,16 @@ export interface ListContext {
   equipmentTabs: ListDeps['tabs'];
   countCap: number;
   csvHeadRows: number;
+  /** The page's counts past the cap, by statement: a team paging through a long list counts it once in PAST_CAP_MS. */
+  pastCap: ShortMemo<object[]>;
   deps: Required<Omit<ListDeps, 'countCap' | 'tabs' | 'csvHeadRows'>>;
 }
+
+/**
+ * How long a count past the cap ("more than 10,000") stands before a page counts again. Only such
+ * counts are kept: an exact total below the cap is read by every page, as rows come and go.
+ */
+export const PAST_CAP_MS = 30000;
 
 export function listContext(resource: ListResource, deps: ListDeps): ListContext {
   const { tabs, countCap = DEFAULT_COUNT_CAP, today = () => dayIn('UTC'), csvHeadRows = CSV_HEAD_ROWS, csvCopy = true, ...rest } = deps;
@@ -65,6 +74,7 @@ export function listContext(resource: ListResource, deps: ListDeps): ListContext
     equipmentTabs: tabs.filter((tab) => tab.section === resource.section),
     countCap: resource.countCap ?? countCap,
     csvHeadRows,
+    pastCap: new ShortMemo<object[]>(PAST_CAP_MS),
     deps: { ...rest, today, csvCopy },
   };
 }

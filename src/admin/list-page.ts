@@ -97,10 +97,19 @@ export type PageStatement = 'rows' | 'count' | 'total';
  */
 export type PageRunner = <T extends object>(query: NativeQuery, statement: PageStatement) => Promise<T[]>;
 
-/** The page's statements on the admin pool, cancelled when the request's client leaves. */
+/**
+ * The page's statements on the admin pool, cancelled when the request's client leaves. A capped count
+ * (rows `[{ total }]`) past the cap is kept a while (PAST_CAP_MS): the next pages, sorts and supervisors
+ * of the same filters and scope say "more than" without counting again.
+ */
 function poolRunner(context: ListContext, res: Response): PageRunner {
   const signal = clientSignal(res);
-  return <T extends object>(query: NativeQuery) => queryRows<T>(context.deps.pool, query, signal);
+  return <T extends object>(query: NativeQuery, statement: PageStatement) => {
+    const read = () => queryRows<T>(context.deps.pool, query, signal);
+    if (statement !== 'count') return read();
+    const pastCap = (rows: object[]) => Number((rows[0] as { total?: string } | undefined)?.total) > context.countCap;
+    return context.pastCap.get(JSON.stringify([query.text, query.values]), read, pastCap) as Promise<T[]>;
+  };
 }
 
 /**

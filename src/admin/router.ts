@@ -5,7 +5,7 @@ import { checkHandler } from './check-page';
 import { attentionHandlers } from './attention';
 import { handlingRouter } from './handling';
 import { DEFAULT_ATTENTION, type AttentionSettings } from '../config';
-import { choiceSource, riderLookupHandler } from './choices';
+import { choiceSource, keptChoices, riderLookupHandler } from './choices';
 import { adminErrorHandler, notFound, type Logger } from '../html/errors';
 import { homeHandler } from './home';
 import { listHandlers } from './list-page';
@@ -61,7 +61,7 @@ export function createAdminRouter({
   today = () => dayIn(timeZone),
 }: AdminDeps): Router {
   const router = express.Router();
-  const choices = choiceSource(pool);
+  const choices = keptChoices(choiceSource(pool));
 
   router.get('/', homeHandler(pool, attention));
   const attend = attentionHandlers({ pool, streamPool, streamLimit, settings: attention });
