@@ -22,10 +22,15 @@ export const keptSettings = () => sql('kept_rule_settings').select('failed_check
 export const keptFor = (row: { failed_checks: number; unchecked_days: number } | undefined, s: AttentionSettings) =>
   row !== undefined && row.failed_checks === s.failedChecks && row.unchecked_days === s.uncheckedDays;
 
-/** Per rider rule and 3PL (company_id, company): its riders at the end of the as-of day, handled or not. */
-export function keptCounts(q: AttentionQuery) {
+/**
+ * Per rider rule and 3PL (company_id, company): its riders at the end of the as-of day, handled or not.
+ * With `rules`, only theirs (a rule's own list reads its part of the primary key, not every rule's days).
+ */
+export function keptCounts(q: AttentionQuery, rules?: readonly string[]) {
+  const days = sql('kept_rule_days as k');
+  if (rules) days.whereIn('k.rule', rules as string[]);
   return companies(
-    sql('kept_rule_days as k')
+    days
       .join('companies as c', 'c.id', 'k.company_id')
       .whereRaw(`k.day <= ${AS_OF}`, [q.asOf])
       .groupBy('k.rule', 'c.id')
@@ -135,7 +140,12 @@ export async function countTable(
   const [[settings], all, kept, ...parts] = await Promise.all([
     run<{ failed_checks: number; unchecked_days: number }>(keptSettings()),
     run<{ id: string; name: string }>(companies(sql('companies as c').select(sql.raw('c.id::text AS id'), 'c.name'), q).orderBy('c.name')),
-    run<{ rule: string; company_id: string; n: number }>(keptCounts(q)),
+    run<{ rule: string; company_id: string; n: number }>(
+      keptCounts(
+        q,
+        riderRules.map((rule) => rule.name),
+      ),
+    ),
     ...rules.map((rule) =>
       run<{ company_id: string; n: number }>(rule.subject === 'rider' ? handledCounts(rule, q) : companyRuleCounts(rule, q)),
     ),
