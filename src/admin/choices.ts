@@ -15,8 +15,9 @@ import { ShortMemo } from './memo';
 import { scopeOf } from '../html/scope';
 
 // What the filter forms offer by name (3PLs, items, patrollers, a few columns' values) and the names their chips show for
-// the ids in a URL, read from the database per page: a supervisor limited to one 3PL gets only that
-// 3PL's. Riders are too many to list: /admin/lookup/riders suggests them as one types.
+// the ids in a URL, read from the database (the offered ones kept a while per scope: keptChoices): a
+// supervisor limited to one 3PL gets only that 3PL's. Riders are too many to list: /admin/lookup/riders
+// suggests them as one types.
 
 export interface ItemRow {
   product_id: string;
