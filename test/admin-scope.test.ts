@@ -48,6 +48,13 @@ describe('a supervisor limited to one 3PL', () => {
     );
     const form = (await request(app).get('/admin/checks').expect(200)).text;
     expect(optionsOf(form, 'select#f-3pl').map(([value]) => value)).toEqual(['', 'Swift & Co']);
+    // Needs attention's own form offers the same 3PLs; a name from an old link stays, marked.
+    const queue = (await request(app).get('/admin/attention?3pl=Elsewhere').expect(200)).text;
+    expect(optionsOf(queue, 'select#f-3pl')).toEqual([
+      ['', 'Any'],
+      ['Elsewhere', 'Elsewhere (no 3PL of this name)'],
+      ['Swift & Co', 'Swift & Co'],
+    ]);
     // Patrollers who checked this 3PL's riders; riders looked up within it.
     expect(optionsOf(form, 'datalist#patroller-suggestions').map(([id]) => id)).toEqual(SCOPED_PATROLLERS);
     const everyone = (await request(t.app).get('/admin/lookup/riders?q=ar').expect(200)).body as Array<{ value: string }>;

@@ -13,6 +13,7 @@ import { clientSignal } from '../http/client-signal';
 import { HttpError, type FieldErrors } from '../http/errors';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import * as patrolChecks from '../queries/patrol-checks';
+import { companyNames } from '../queries/rider-equipment';
 import { ownedBy, UNASSIGNED, withOwner } from '../rules/owners';
 import { countTable, FLOW_WEEKS, weeklyFlow, weeklyHandled, type CountTable } from '../rules/counts';
 import { addDays } from '../filters/days';
@@ -29,9 +30,9 @@ import {
   type CompanyRule,
   type RiderRule,
   type Rule,
-  type RuleColumn,
   type RuleName,
 } from '../rules';
+import { pick, ruleColumns } from './attention-columns';
 import { formModel } from './form';
 import { cellText, type ListColumn, type ListResource, type Values } from './list-page';
 import { rowsOf } from './list-table';
@@ -49,49 +50,6 @@ import { checkQuery } from '../html/validate-or-redraw';
 
 /** Rows each rule shows on the page; the rest are on the rule's own list. */
 export const SHOWN = 10;
-
-/** A row that came back (new evidence, or its "until" day passed) shows the note it was handled with. */
-const earlierNote: ListColumn = {
-  key: 'earlier_note',
-  label: 'Handled before',
-  text: (row) =>
-    row.earlier_note
-      ? `${row.earlier_note} (${row.earlier_by}, ${row.earlier_on}${row.earlier_until ? `, until ${row.earlier_until}` : ''})`
-      : '',
-  csvSql: `CASE WHEN coalesce(t.earlier_note, '') <> '' THEN t.earlier_note || ' (' || t.earlier_by || ', ' || t.earlier_on || CASE WHEN coalesce(t.earlier_until, '') <> '' THEN ', until ' || t.earlier_until ELSE '' END || ')' ELSE '' END`,
-};
-
-/** The table's "Mark handled" control (never in the CSV). */
-const handle = (rule: Rule): ListColumn => ({
-  key: 'handle',
-  label: 'Handle',
-  only: 'table',
-  action: (row) => {
-    const subject = String(rule.subject === '3pl' ? row.company_id : row.rider_id);
-    return {
-      key: `${rule.name}-${row.assignment_id ?? subject}`,
-      url: links.attentionHandled(rule.name),
-      subject,
-      about: `${row.rider_name ?? row.company}`,
-    };
-  },
-});
-
-/** The box that ticks a rider rule's row for its list's batch form (never in the CSV). */
-const pick: ListColumn = {
-  key: 'pick',
-  label: 'Pick',
-  only: 'table',
-  pick: (row) => ({ value: String(row.rider_id), about: String(row.rider_name) }),
-};
-
-/** A rule's column as the list engine draws it. */
-const listColumn = ({ href, ...column }: RuleColumn): ListColumn => ({ ...column, ...(href ? { href: (row: Row) => href(row) } : {}) });
-
-/** A rule's columns on the page and in its list: its own, the earlier note, `more`, and the handle control. */
-export function ruleColumns(rule: Rule, more: ListColumn[] = []): ListColumn[] {
-  return [...rule.columns.map(listColumn), earlierNote, ...more, handle(rule)];
-}
 
 const params = defineParams({
   as_of: { type: 'date', label: 'As of', description: 'The day the rules are judged at the end of; today when not given.' },
@@ -326,7 +284,7 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
     const signal = clientSignal(res);
     const dayQuery: Record<string, string> = given ? { as_of: given } : {};
     const listQuery: Record<string, string> = { ...dayQuery, ...(named ? { '3pl': named } : {}) };
-    const [counts, sections] = await Promise.all([
+    const [counts, sections, companies] = await Promise.all([
       ruleCounts(pool, res, q),
       Promise.all(
         RULES.map(async (rule) => {
@@ -344,14 +302,16 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
           };
         }),
       ),
+      // The 3PL select offers the scope's 3PLs, as the lists' forms do.
+      queryRows<{ name: string }>(pool, toNative(companyNames(scopeOf(res))), signal),
     ]);
     const flow = counts.table ? await flows(pool, res, q, asOf, counts.table) : undefined;
-    const form = formModel({
-      action: links.attention(),
-      params: pageParams,
-      raw: stringQuery(req.query as Record<string, unknown>),
-      errors,
-    });
+    const raw = stringQuery(req.query as Record<string, unknown>);
+    const names = companies.map((row) => row.name);
+    // A 3PL from an old link or typed by hand stays selected, and says why nothing matches it.
+    const unknown = raw['3pl'] && !names.includes(raw['3pl']) ? [{ value: raw['3pl'], label: `${raw['3pl']} (no 3PL of this name)` }] : [];
+    const choices = { '3pl': [...unknown, ...names.map((name) => ({ value: name, label: name }))] };
+    const form = formModel({ action: links.attention(), params: pageParams, raw, errors, choices });
     await render(
       res,
       'attention',
