@@ -13,7 +13,6 @@ import { clientSignal } from '../http/client-signal';
 import { HttpError, type FieldErrors } from '../http/errors';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import * as patrolChecks from '../queries/patrol-checks';
-import { companyNames } from '../queries/rider-equipment';
 import { ownedBy, UNASSIGNED, withOwner } from '../rules/owners';
 import { countTable, FLOW_WEEKS, weeklyFlow, weeklyHandled, type CountTable } from '../rules/counts';
 import { addDays } from '../filters/days';
@@ -33,7 +32,9 @@ import {
   type RuleName,
 } from '../rules';
 import { pick, ruleColumns } from './attention-columns';
+import type { ChoiceSource } from './choices';
 import { formModel } from './form';
+import { presentChoices } from './list-form';
 import { cellText, type ListColumn, type ListResource, type Values } from './list-page';
 import { rowsOf } from './list-table';
 import { render } from '../html/render';
@@ -151,6 +152,8 @@ export interface AttentionDeps {
   streamPool: Reader;
   streamLimit: StreamLimit;
   settings: AttentionSettings;
+  /** The 3PLs the page's select offers, as the lists' forms read them (kept a while per scope). */
+  choices: ChoiceSource;
 }
 
 /** The day the rules are judged at: as_of, or today in the session's time zone. */
@@ -271,7 +274,7 @@ export function attentionCounter(pool: Reader, settings: AttentionSettings) {
   };
 }
 
-export function attentionHandlers({ pool, streamPool, streamLimit, settings }: AttentionDeps) {
+export function attentionHandlers({ pool, streamPool, streamLimit, settings, choices }: AttentionDeps) {
   async function valuesOf(req: Request): Promise<{ asOf?: string; company?: string; errors?: FieldErrors }> {
     const { values, errors } = await checkQuery(validate, req.query);
     return { asOf: values?.as_of, company: values?.['3pl'], errors };
@@ -302,16 +305,12 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings }: A
           };
         }),
       ),
-      // The 3PL select offers the scope's 3PLs, as the lists' forms do.
-      queryRows<{ name: string }>(pool, toNative(companyNames(scopeOf(res))), signal),
+      choices.companies(scopeOf(res), signal),
     ]);
     const flow = counts.table ? await flows(pool, res, q, asOf, counts.table) : undefined;
     const raw = stringQuery(req.query as Record<string, unknown>);
-    const names = companies.map((row) => row.name);
-    // A 3PL from an old link or typed by hand stays selected, and says why nothing matches it.
-    const unknown = raw['3pl'] && !names.includes(raw['3pl']) ? [{ value: raw['3pl'], label: `${raw['3pl']} (no 3PL of this name)` }] : [];
-    const choices = { '3pl': [...unknown, ...names.map((name) => ({ value: name, label: name }))] };
-    const form = formModel({ action: links.attention(), params: pageParams, raw, errors, choices });
+    const offered = { '3pl': presentChoices(raw['3pl'], companies, 'no 3PL of this name') };
+    const form = formModel({ action: links.attention(), params: pageParams, raw, errors, choices: offered });
     await render(
       res,
       'attention',

@@ -34,14 +34,15 @@ export async function loadChoices({ fields, deps: { choices } }: ListContext, re
   return { companies, items, patrollers, values: Object.fromEntries(fields.valueFields.map((name, i) => [name, values[i]])) };
 }
 
+/** A select's options from the values `known`; `value` from an old link or typed by hand stays first, saying why nothing matches it. */
+export function presentChoices(value: string | undefined, known: readonly string[], unknown: string): Choice[] {
+  const options = known.map((v) => ({ value: v, label: v }));
+  return value && !known.includes(value) ? [{ value, label: `${value} (${unknown})` }, ...options] : options;
+}
+
 /** The selects' options: the hints' choices, the 3PLs and the values present, each keeping a value nothing matches. */
 function selectChoices({ fields }: ListContext, raw: Query, loaded: Loaded): Record<string, readonly Choice[]> {
-  // A value from an old link or typed by hand stays visible, and says why nothing matches it.
-  const present = (name: string, known: readonly string[], unknown: string): Choice[] => {
-    const value = raw[name];
-    const options = known.map((v) => ({ value: v, label: v }));
-    return value && !known.includes(value) ? [{ value, label: `${value} (${unknown})` }, ...options] : options;
-  };
+  const present = (name: string, known: readonly string[], unknown: string) => presentChoices(raw[name], known, unknown);
   return {
     ...fields.choices,
     ...Object.fromEntries(fields.companyFields.map((name) => [name, present(name, loaded.companies, 'no 3PL of this name')])),

@@ -64,7 +64,7 @@ export function createAdminRouter({
   const choices = keptChoices(choiceSource(pool));
 
   router.get('/', homeHandler(pool, attention));
-  const attend = attentionHandlers({ pool, streamPool, streamLimit, settings: attention });
+  const attend = attentionHandlers({ pool, streamPool, streamLimit, settings: attention, choices });
   router.get('/attention', attend.page);
   for (const { path, handler } of attend.companyCsvs) router.get(path, handler);
   router.use(handlingRouter({ pool, primary: handling?.primary ?? pool, protect: handling?.protect, settings: attention, today }));
