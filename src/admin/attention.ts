@@ -35,7 +35,7 @@ import { pick, ruleColumns } from './attention-columns';
 import type { ChoiceSource } from './choices';
 import { formModel } from './form';
 import { presentChoices } from './list-form';
-import { cellText, type ListColumn, type ListResource, type Values } from './list-page';
+import { cellText, FAR_ROWS_UNKEYED, type ListColumn, type ListResource, type Values } from './list-page';
 import { rowsOf } from './list-table';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
@@ -139,6 +139,15 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
           : (await countTable(run, [rule], { ...query(values), company: values['3pl'] as string | undefined }))?.byRule.get(rule.name)
               ?.total,
       filtered: (values) => applyFilters(list.core(query(values)), ruleParams, values),
+      // A page's keys without the riders' names and 3PLs when nothing narrows by them; still a probe per
+      // row skipped, so page numbers as far as an unkeyed list's.
+      farRows: FAR_ROWS_UNKEYED,
+      keys: list.bare
+        ? (values) => {
+            const q = query(values);
+            return applyFilters(q.scope.company_id || values['3pl'] ? list.core(q) : list.bare!(q), ruleParams, values);
+          }
+        : undefined,
       columns: (builder, values) => withOwner(list.columns(builder, query(values)), rule),
       csvName: (values) => `attention-${rule.name}-${values.as_of ?? new Date().toISOString().slice(0, 10)}`,
       batch: links.attentionBatch(rule.name),

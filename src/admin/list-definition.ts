@@ -76,6 +76,8 @@ interface ListShape<V, S extends string = string> {
   filtered: (values: V) => Knex.QueryBuilder;
   /** The rows the filters keep, for counting and paging: no columns, only the joins the filters and sorts use. */
   keys?: (values: V) => Knex.QueryBuilder;
+  /** How many rows from its end a page number is read (list-page.ts): FAR_ROWS with `keys`, else FAR_ROWS_UNKEYED. */
+  farRows?: number;
   columns: (builder: Knex.QueryBuilder, values: V) => Knex.QueryBuilder;
   table: Array<ListColumn<NoInfer<S>>>;
   /** The CSV's file name without `.csv`: the list's name, which the filters or the day are added to (csv-name.ts), or one made from the filters. */

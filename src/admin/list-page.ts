@@ -122,7 +122,7 @@ export async function readPage(context: ListContext, values: Values, position: P
   const keysOf = () => (resource.keys ?? resource.filtered)(values);
   const read = { source: keysOf, sort: resource.sorts[sort], dir, tieBreak: resource.tieBreak, limit: perPage + 1 };
   // How far from its end a page number is read (FAR_ROWS).
-  const far = resource.keys ? FAR_ROWS : FAR_ROWS_UNKEYED;
+  const far = resource.farRows ?? (resource.keys ? FAR_ROWS : FAR_ROWS_UNKEYED);
   const run =
     (statement: PageStatement) =>
     <T extends object>(query: Knex.QueryBuilder) =>

@@ -26,6 +26,7 @@ import * as returnsDateCovering from '../../db/migrations/20261128_024_returns_d
 import * as riderNameGrams from '../../db/migrations/20261128_025_rider_name_grams';
 import * as streamDateCovering from '../../db/migrations/20261128_026_stream_date_covering';
 import * as riderNameGramsByRider from '../../db/migrations/20261128_027_rider_name_grams_by_rider';
+import * as assignmentDaysRiderKey from '../../db/migrations/20261128_028_assignment_days_rider_key';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -60,6 +61,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261128_025_rider_name_grams', riderNameGrams],
   ['20261128_026_stream_date_covering', streamDateCovering],
   ['20261128_027_rider_name_grams_by_rider', riderNameGramsByRider],
+  ['20261128_028_assignment_days_rider_key', assignmentDaysRiderKey],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */

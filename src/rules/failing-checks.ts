@@ -3,20 +3,21 @@ import { sql } from '../db/knex';
 import { timeKey } from '../queries/keyset';
 import { dayText } from '../wire/sql-fragments';
 import { defineRule, type AttentionQuery } from './define';
-import { earlierNote, gapRiders, UNTIL, unhandled, riderCells } from './sql';
+import { earlierNote, gapRiders, gapsAtEnd, UNTIL, unhandled, riderCells } from './sql';
 import { lastCheckHref, riderColumns } from './columns';
 
 const NAME = 'failing-checks';
 
+// The gap that holds the end of the day opens at the rider's last check before it, a failed one ending
+// at least the threshold of failures in a row. (streak > 0 lets the partial index serve.)
+const failing = (q: AttentionQuery) => (o: Knex.QueryBuilder) =>
+  o.whereRaw(`o.streak > 0 AND o.streak >= ? AND o.from_at < ${UNTIL}`, [q.settings.failedChecks, q.asOf]);
+
 /** The riders (g: the gap between checks that holds the end of the day; r; c); no columns. */
-function core(q: AttentionQuery) {
-  // The gap that holds the end of the day opens at the rider's last check before it, a failed one
-  // ending at least the threshold of failures in a row. (streak > 0 lets the partial index serve.)
-  const builder = gapRiders(q, (o) =>
-    o.whereRaw(`o.streak > 0 AND o.streak >= ? AND o.from_at < ${UNTIL}`, [q.settings.failedChecks, q.asOf]),
-  );
-  return unhandled(builder, q, NAME, 'g.rider_id', 'g.from_at');
-}
+const core = (q: AttentionQuery) => unhandled(gapRiders(q, failing(q)), q, NAME, 'g.rider_id', 'g.from_at');
+
+/** The same gaps (g) without their riders and 3PLs: a page's keys (RuleList.bare). */
+const bare = (q: AttentionQuery) => unhandled(sql.from(gapsAtEnd(q, failing(q))), q, NAME, 'g.rider_id', 'g.from_at');
 
 function columns(builder: Knex.QueryBuilder) {
   return builder
@@ -52,6 +53,7 @@ export default defineRule({
   ],
   list: {
     core,
+    bare,
     columns: (builder) => earlierNote(columns(builder), NAME, 'g.rider_id'),
     sorts: {
       last_check: { keys: [timeKey('g.from_at')] },

@@ -16,15 +16,12 @@ const NAME = 'overdue-items';
 const overdue = (k: string) =>
   `(${k}.deleted_at IS NULL OR ${k}.deleted_at > ${k}.eligible_at) AND ${k}.eligible_at < ${AS_OF}::timestamptz AND (${k}.deleted_at IS NULL OR ${k}.deleted_at >= ${UNTIL})`;
 
+/** Each overdue item (k); no riders, no columns. */
+const bareItems = (q: AttentionQuery) => sql('kept_assignment_days as k').whereRaw(overdue('k'), [q.asOf, q.asOf]);
+
 /** Each overdue item (k) of the scope's riders (r, c); no columns. */
 function items(q: AttentionQuery) {
-  return riders(
-    sql('kept_assignment_days as k')
-      .join('riders as r', 'r.id', 'k.rider_id')
-      .join('companies as c', 'c.id', 'r.company_id')
-      .whereRaw(overdue('k'), [q.asOf, q.asOf]),
-    q,
-  );
+  return riders(bareItems(q).join('riders as r', 'r.id', 'k.rider_id').join('companies as c', 'c.id', 'r.company_id'), q);
 }
 
 /** With q.item: only the riders with an overdue item of that product (and variation), one probe of their own items each. */
@@ -48,10 +45,11 @@ const newestDue = (q: AttentionQuery) =>
 /**
  * One case per rider: the rider's longest overdue item (k), read in the order of the exchange days'
  * index, so a page stops after its rows and a count at its cap; each row one probe of the rider's own
- * items for an earlier one. Handled when a handling covers the rider's newest due item.
+ * items for an earlier one (an index-only read: migration 028). Handled when a handling covers the
+ * rider's newest due item. Over `from`: items(q), or bareItems(q) for a page's keys (RuleList.bare).
  */
-function core(q: AttentionQuery) {
-  const builder = byItem(items(q), q).whereNotExists(
+function core(q: AttentionQuery, from = items(q)) {
+  const builder = byItem(from, q).whereNotExists(
     sql('kept_assignment_days as e')
       .whereRaw('e.rider_id = k.rider_id')
       .whereRaw(overdue('e'), [q.asOf, q.asOf])
@@ -125,6 +123,7 @@ export default defineRule({
   ],
   list: {
     core,
+    bare: (q) => core(q, bareItems(q)),
     columns: (builder, q) => earlierNote(columns(builder, q), NAME, 'k.rider_id'),
     sorts: { exchange_day: { keys: [timeKey('k.eligible_at')] } },
     defaultSort: { sort: 'exchange_day', dir: 'asc' },

@@ -4,7 +4,7 @@ import { timeKey } from '../queries/keyset';
 import { dayText, held as holding } from '../wire/sql-fragments';
 import { lastCheckHref, riderColumns } from './columns';
 import { defineRule, type AttentionQuery } from './define';
-import { earlierNote, gapRiders, heldAtEnd, UNTIL, unhandled, riderCells } from './sql';
+import { earlierNote, gapRiders, gapsAtEnd, heldAtEnd, UNTIL, unhandled, riderCells } from './sql';
 
 const NAME = 'unchecked';
 
@@ -13,11 +13,12 @@ const NAME = 'unchecked';
  * the window are read as gapsAtEnd reads them, in the order of the last check. Then whether the rider
  * held equipment at the end of the day: one index probe per rider that stops at the first item (a
  * LATERAL with LIMIT, not a semi-join hashed over every assignment), in the list's order, so a page or
- * a capped count stops early.
+ * a capped count stops early. Over `from`: gapRiders, or for a page's keys (RuleList.bare) the gaps and
+ * their riders without 3PLs (the riders' item counts are read from their partial indexes alone).
  */
-function core(q: AttentionQuery) {
+function core(q: AttentionQuery, from = gapRiders) {
   // No check in the window: the gap holding its end opened before it began.
-  const builder = gapRiders(q, (o) => o.whereRaw(`o.from_at < ${UNTIL} - ? * interval '1 day'`, [q.asOf, q.settings.uncheckedDays]));
+  const builder = from(q, (o) => o.whereRaw(`o.from_at < ${UNTIL} - ? * interval '1 day'`, [q.asOf, q.settings.uncheckedDays]));
   if (q.asOf === null) {
     // Today: holding equipment now, as the item counts kept on each rider say (migration 002).
     builder.whereRaw(holding.riderHolding);
@@ -73,6 +74,7 @@ export default defineRule({
   ],
   list: {
     core,
+    bare: (q) => core(q, (q, condition) => sql.from(gapsAtEnd(q, condition)).join('riders as r', 'r.id', 'g.rider_id')),
     columns: (builder, q) => earlierNote(columns(builder, q), NAME, 'g.rider_id'),
     sorts: { last_check: { keys: [timeKey('g.from_at')] } },
     defaultSort: { sort: 'last_check', dir: 'asc' },
