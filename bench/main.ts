@@ -22,7 +22,7 @@ import { runStartup, type StartupResult } from './startup';
 import { profileTable, runProfile, type ProfileResult } from './profile';
 import { runAdmin, type AdminResult } from './admin';
 import { adminTable, adminVerdicts, isolationTable, teamTable } from './admin-report';
-import { recordInto, type RecordedSection } from './record';
+import { recordInDocs, type RecordedSection } from './record';
 import { QUEUE_BATCH_RUNS, QUEUE_PAGE_RUNS, queueTable } from './admin-queue';
 import { adminCsvTable } from './admin-csv';
 
@@ -330,14 +330,9 @@ function printAndSave(
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')} at the end.`;
-    const { written, missing } = recordInto(
-      path.join(projectRoot, 'docs', 'BENCHMARKS.md'),
-      sections,
-      results.dataset.counts.riders,
-      header,
-    );
+    const { written, missing } = recordInDocs(path.join(projectRoot, 'docs'), sections, results.dataset.counts.riders, header);
     log(
-      `\n--record: docs/BENCHMARKS.md ${written.length ? `regions written: ${written.join(', ')}` : 'unchanged'}${missing.length ? `; no region for ${missing.join(', ')}` : ''}`,
+      `\n--record: docs/ ${written.length ? `regions written: ${written.join(', ')}` : 'unchanged'}${missing.length ? `; no region for ${missing.join(', ')}` : ''}`,
     );
   }
 

@@ -1,5 +1,5 @@
-// `npm run bench -- … --record`: the run's tables written into docs/BENCHMARKS.md, each in its own
-// region, so that the doc's figures are the latest run's, with the commit, day and machine they come
+// `npm run bench -- … --record`: the run's tables written into docs/BENCHMARKS.md and (the admin pages')
+// docs/ADMIN-BENCHMARKS.md, each in its own region, so that the doc's figures are the latest run's, with the commit, day and machine they come
 // from; re-running replaces them (git keeps the old ones). A region is the text between
 // `<!-- bench:KEY@RIDERS -->` and `<!-- /bench:KEY@RIDERS -->`: KEY names the table (`streams`,
 // `admin-team`, … as `section` names them in main.ts), RIDERS the dataset's size, so that the runs at
@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { projectRoot } from '../src/paths';
 
 export interface RecordedSection {
@@ -52,6 +53,33 @@ export function recordInto(file: string, sections: readonly RecordedSection[], r
   const result = recordSections(fs.readFileSync(file, 'utf8'), sections, riders, header);
   if (result.written.length) fs.writeFileSync(file, result.doc);
   return result;
+}
+
+/** The docs the bench's tables are recorded in (docs/…). */
+export const BENCH_DOCS = ['BENCHMARKS.md', 'ADMIN-BENCHMARKS.md'] as const;
+
+/**
+ * Writes each section into whichever of `docs` (files of `dir`) holds its region: the regions written
+ * (as `file: id`), and the sections none holds.
+ */
+export function recordInDocs(
+  dir: string,
+  sections: readonly RecordedSection[],
+  riders: number,
+  header: string,
+  docs: readonly string[] = BENCH_DOCS,
+) {
+  const written: string[] = [];
+  const found = new Set<string>();
+  for (const doc of docs) {
+    const result = recordInto(path.join(dir, doc), sections, riders, header);
+    for (const id of result.written) {
+      found.add(id);
+      written.push(`${doc}: ${id}`);
+    }
+  }
+  const missing = sections.map(({ key }) => `${key}@${riders}`).filter((id) => !found.has(id));
+  return { written, missing };
 }
 
 function git(args: string[]): string {

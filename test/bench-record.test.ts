@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import os from 'node:os';
-import { recordSections, toolHeader } from '../bench/record';
+import path from 'node:path';
+import { BENCH_DOCS, recordInDocs, recordSections, toolHeader } from '../bench/record';
 import { applierTable, commandOf, freshnessTable, regionOf } from '../bench/kept-writes';
 
 // `npm run bench -- --record`: each table into its own region of docs/BENCHMARKS.md, per dataset size,
@@ -50,6 +52,43 @@ describe('bench --record', () => {
       written: [],
       missing: ['streams@100000'],
     });
+  });
+});
+
+describe('bench --record into the docs', () => {
+  it('writes each table into whichever doc holds its region, and names those no doc holds', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-docs-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'A.md'), doc);
+      fs.writeFileSync(path.join(dir, 'B.md'), '# Admin\n<!-- bench:admin-team@100000 -->\nold team\n<!-- /bench:admin-team@100000 -->\n');
+      const sections = [
+        { key: 'streams', title: 'Full streams', body: 'new streams' },
+        { key: 'admin-team', title: 'Team', body: 'new team' },
+        { key: 'admin-pages', title: 'Pages', body: 'new pages' },
+      ];
+      expect(recordInDocs(dir, sections, 100000, 'H', ['A.md', 'B.md'])).toEqual({
+        written: ['A.md: streams@100000', 'B.md: admin-team@100000'],
+        missing: ['admin-pages@100000'],
+      });
+      const a = fs.readFileSync(path.join(dir, 'A.md'), 'utf8');
+      const b = fs.readFileSync(path.join(dir, 'B.md'), 'utf8');
+      expect(a).toContain('new streams');
+      expect(a).not.toContain('new team');
+      expect(b).toContain('new team');
+      expect(b).not.toContain('old team');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('finds a region at both sizes for every table of the admin group, in the admin pages’ doc', () => {
+    const admin = fs.readFileSync(path.join(__dirname, '..', 'docs', 'ADMIN-BENCHMARKS.md'), 'utf8');
+    expect(BENCH_DOCS).toContain('ADMIN-BENCHMARKS.md');
+    for (const key of ['admin-pages', 'admin-isolation', 'admin-team', 'admin-queue', 'admin-csv', 'explain-search', 'explain-3pl-sorts'])
+      for (const riders of [100000, 1000000]) {
+        expect(admin).toContain(`<!-- bench:${key}@${riders} -->`);
+        expect(admin).toContain(`<!-- /bench:${key}@${riders} -->`);
+      }
   });
 });
 
