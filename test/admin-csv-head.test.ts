@@ -1,5 +1,5 @@
 // A list's CSV starts with its first rows read as a page is (an index range in the list's order),
-// then the rest in one statement after the last of them, written by PostgreSQL (COPY) when every
+// then the rest: the whole list's statement past them (OFFSET), written by PostgreSQL (COPY) when every
 // column can be, else by JavaScript: the file must be the one statement's file as JavaScript writes it,
 // byte for byte, for every list, every sort and both directions.
 import http from 'node:http';
@@ -17,6 +17,7 @@ import { adminPages, resolvePage } from '../bench/admin-pages';
 import { datasetValues } from '../bench/admin';
 import { allLists } from '../src/admin/lists';
 import { DEFAULT_PER_PAGE } from '../src/admin/list-params';
+import type { Reader } from '../src/db/pool';
 import { poolSettles, serve, testApp, type TestApp } from './support/app';
 import { parseCsv } from './support/csv';
 import { tableRows } from './support/html';
@@ -62,6 +63,34 @@ describe('a list CSV read as its first rows, then the rest', () => {
       const lines = (await csv(admin(0), `/admin${list.path}.csv`)).trimEnd().split('\n');
       expect({ list: list.path, more: lines.length - 1 > 7 }).toEqual({ list: list.path, more: true });
     }
+  });
+
+  it('reads the rest only when the first rows were as many as it reads first: a shorter list is one statement', async () => {
+    const copies: string[] = [];
+    const watched: Reader = {
+      async acquire(signal, lane) {
+        const client = await t.streamPool.acquire(signal, lane);
+        const query = client.query.bind(client) as (q: unknown) => unknown;
+        return Object.assign(Object.create(client) as typeof client, {
+          query: (q: { text?: string }) => (typeof q === 'object' && /^COPY /.test(q.text ?? '') && copies.push(q.text!), query(q)),
+        });
+      },
+    };
+    const app = express().use('/admin', createAdminRouter({ pool: t.pool, streamPool: watched, csvHeadRows: 7 }));
+    const [{ rider }] = (
+      await t.pool.query<{ rider: string }>(
+        'SELECT rider_id AS rider FROM patrol_checks GROUP BY rider_id HAVING count(*) BETWEEN 1 AND 6 LIMIT 1',
+      )
+    ).rows;
+    for (const [path, statements] of [
+      [`/admin/checks.csv?rider_id=${rider}`, 1],
+      ['/admin/checks.csv', 2],
+    ] as const) {
+      copies.length = 0;
+      expect(await csv(app, path)).toBe(await csv(admin(0), path));
+      expect({ path, statements: copies.length }).toEqual({ path, statements });
+    }
+    expect(copies[1]).toMatch(/ offset 7\) AS t\) AS u\) TO STDOUT/);
   });
 
   it('is written by PostgreSQL for every list but riders with equipment', () => {

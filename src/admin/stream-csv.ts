@@ -101,18 +101,19 @@ class WithBom extends Transform {
 }
 
 /**
- * A CSV download written by PostgreSQL: the COPY `head` (with the header line), then the COPY `rest`,
- * both in one snapshot (see StreamPlan.rest), straight to the socket with backpressure. Resolves when the
+ * A CSV download written by PostgreSQL: the COPY `head` (with the header line), then, when the head
+ * wrote `headRows` rows (all it may), the COPY `rest`, both in one snapshot (see StreamPlan.rest), straight to the socket with backpressure. Resolves when the
  * download is over and its statements have stopped.
  */
 export async function streamCopyCsv(
   pool: StreamReader,
   res: Response,
-  { filename, head, rest }: { filename: string; head: string; rest: string },
+  { filename, head, rest, headRows }: { filename: string; head: string; rest: string; headRows: number },
 ): Promise<void> {
   await streamStatement(pool, res, {
     statement: () => copyTo(head),
-    rest: () => copyTo(rest),
+    // A head of fewer rows held the whole list: nothing to read again past it.
+    rest: (first) => (first.rowCount < headRows ? undefined : copyTo(rest)),
     drainOnStop: true,
     respond: () => {
       downloadHeaders(res, filename);

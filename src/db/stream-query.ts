@@ -86,10 +86,11 @@ export interface StreamPlan<S extends Readable & Submittable> {
   /** Makes the statement: a COPY or a cursor. */
   statement: () => S;
   /**
-   * The statement that carries the answer on after the first one's rows. Both statements read one
-   * snapshot (a READ ONLY, REPEATABLE READ transaction), so no row is read twice or missed between them.
+   * The statement that carries the answer on after the first one's rows (`first`, read to its end); none
+   * when the first held them all. Both statements read one snapshot (a READ ONLY, REPEATABLE READ
+   * transaction), so no row is read twice or missed between them.
    */
-  rest?: () => S;
+  rest?: (first: S) => S | undefined;
   /** A COPY is read to its end after a cancel; a cursor is closed instead. */
   drainOnStop: boolean;
   /** Called at the first data: sets the answer's status and headers, returns the streams between the rows and the socket. */
@@ -121,12 +122,15 @@ function feedRest<S extends Readable & Submittable>(
     await ready();
     // An answer that failed meanwhile (its client left) starts nothing more: its stop has run already.
     if (head.destroyed) return;
-    const rows = client.query(rest());
-    rows.on('error', () => undefined);
-    rows.once('error', (error) => head.destroy(error));
-    started(rows);
-    await read(rows);
-    await ready();
+    const next = rest(first);
+    if (next) {
+      const rows = client.query(next);
+      rows.on('error', () => undefined);
+      rows.once('error', (error) => head.destroy(error));
+      started(rows);
+      await read(rows);
+      await ready();
+    }
     // Before the answer ends: its client may ask for the next one at once, and find this place given back.
     await client.query('COMMIT');
     head.end();

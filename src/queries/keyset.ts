@@ -64,19 +64,6 @@ function after(builder: Knex.QueryBuilder, keys: readonly SortKey[], values: rea
   return builder;
 }
 
-/**
- * Only the rows after the one `boundary` reads (a pageKeys() of one row: its keys k0…, then id) in the
- * list's order; none when it reads no row.
- */
-export function afterRowOf(builder: Knex.QueryBuilder, sort: ListSort, dir: Dir, tieBreak: string, boundary: Knex.QueryBuilder) {
-  const keys = sortKeys(sort, dir);
-  const all = [...keys.map((key) => key.sql), tieBreak];
-  const names = [...keys.map((_, i) => `b.k${i}`), 'b.id'];
-  return builder.whereRaw(`(${all.join(', ')}) ${dir === 'asc' ? '>' : '<'} (SELECT ${names.join(', ')} FROM (?) AS b)`, [
-    boundary as unknown as Knex.Raw,
-  ]);
-}
-
 export interface KeysRead {
   /** The rows the filters keep, without columns; joins the keys do not use are best LEFT JOINs (dropped). */
   source: () => Knex.QueryBuilder;
