@@ -524,7 +524,9 @@ function csvOnly(server: BenchServer, derived: Derived, options: BenchOptions, l
     log(
       `\nThe admin lists' CSVs, each beside psql's COPY of the same rows (${options.streamRuns} runs, medians), at ${options.riders} riders`,
     );
-    const csv = await runAdminCsv(browser, benchLists, { psql, url: server.url, runs: options.streamRuns }, log);
+    // --admin-pages: only the lists whose path matches (a partial run; its --record table holds only them).
+    const lists = options.adminPages ? benchLists.filter((list) => options.adminPages!.test(list.path)) : benchLists;
+    const csv = await runAdminCsv(browser, lists, { psql, url: server.url, runs: options.streamRuns }, log);
     return { values: { main: noValues }, connections: 1, csv };
   });
 }

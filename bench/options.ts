@@ -88,7 +88,7 @@ export const usage = `usage: npm run bench -- [options]
   --admin-page-seconds S  admin: no new request of a page's run after S s (default 30; a run makes at least one)
   --admin-api-connections N  admin: connections of the API load in the isolation scenario (default 4)
   --admin-ascending-only    admin: sort each sortable column ascending only, not both ways
-  --admin-pages REGEX   admin: only the pages whose name matches (e.g. 'checks|riders/:rider')
+  --admin-pages REGEX   admin: only the pages whose name matches (e.g. 'checks|riders/:rider'); with --admin-csv-only, the lists whose path does
   --admin-team N        admin: supervisors opening random pages without pause in the team scenario (default 8; 0: none)
   --admin-team-only     admin: the team scenario alone, at --riders (no per-page figures, no second dataset)
   --admin-queue-only    admin: the work queue alone, at --riders: Needs attention's pages and one batch (written, then undone)
