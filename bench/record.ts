@@ -1,4 +1,4 @@
-// `npm run bench -- … --record`: the run's tables written into docs/BENCHMARKS.md and (the admin pages')
+// `npm run bench -- … --record`: the run's tables written into docs/BENCHMARKS.md and (the admin pages', BENCH_DOCS)
 // docs/ADMIN-BENCHMARKS.md, each in its own region, so that the doc's figures are the latest run's, with the commit, day and machine they come
 // from; re-running replaces them (git keeps the old ones). A region is the text between
 // `<!-- bench:KEY@RIDERS -->` and `<!-- /bench:KEY@RIDERS -->`: KEY names the table (`streams`,
@@ -56,7 +56,7 @@ export function recordInto(file: string, sections: readonly RecordedSection[], r
 }
 
 /** The docs the bench's tables are recorded in (docs/…). */
-export const BENCH_DOCS = ['BENCHMARKS.md', 'ADMIN-BENCHMARKS.md'] as const;
+export const BENCH_DOCS = ['BENCHMARKS.md', 'ADMIN-BENCHMARKS.md', 'ADMIN-PAGES-BENCHMARKS.md'] as const;
 
 /**
  * Writes each section into whichever of `docs` (files of `dir`) holds its region: the regions written

@@ -81,13 +81,14 @@ describe('bench --record into the docs', () => {
     }
   });
 
-  it('finds a region at both sizes for every table of the admin group, in the admin pages’ doc', () => {
-    const admin = fs.readFileSync(path.join(__dirname, '..', 'docs', 'ADMIN-BENCHMARKS.md'), 'utf8');
-    expect(BENCH_DOCS).toContain('ADMIN-BENCHMARKS.md');
+  it('finds a region at both sizes for every table of the admin group, in one of the bench docs', () => {
+    const docs = BENCH_DOCS.map((doc) => fs.readFileSync(path.join(__dirname, '..', 'docs', doc), 'utf8'));
     for (const key of ['admin-pages', 'admin-isolation', 'admin-team', 'admin-queue', 'admin-csv', 'explain-search', 'explain-3pl-sorts'])
       for (const riders of [100000, 1000000]) {
-        expect(admin).toContain(`<!-- bench:${key}@${riders} -->`);
-        expect(admin).toContain(`<!-- /bench:${key}@${riders} -->`);
+        const holding = docs.filter(
+          (doc) => doc.includes(`<!-- bench:${key}@${riders} -->`) && doc.includes(`<!-- /bench:${key}@${riders} -->`),
+        );
+        expect({ region: `${key}@${riders}`, docs: holding.length }).toEqual({ region: `${key}@${riders}`, docs: 1 });
       }
   });
 });
