@@ -1,6 +1,7 @@
-// `npm run bench -- … --record`: the run's tables written into docs/BENCHMARKS.md and (the admin pages', BENCH_DOCS)
-// docs/ADMIN-BENCHMARKS.md, each in its own region, so that the doc's figures are the latest run's, with the commit, day and machine they come
-// from; re-running replaces them (git keeps the old ones). A region is the text between
+// `npm run bench -- … --record`: the run's tables written into the docs of BENCH_DOCS (docs/BENCHMARKS.md,
+// and the admin pages' ADMIN-BENCHMARKS.md and ADMIN-PAGES-BENCHMARKS.md), each in its own region, so that
+// the doc's figures are the latest run's, with the commit, day and machine they come from; re-running
+// replaces them (git keeps the old ones). A region is the text between
 // `<!-- bench:KEY@RIDERS -->` and `<!-- /bench:KEY@RIDERS -->`: KEY names the table (`streams`,
 // `admin-team`, … as `section` names them in main.ts), RIDERS the dataset's size, so that the runs at
 // 100,000 and 1,000,000 riders each keep their own. Only regions the doc has are written: placing a

@@ -111,6 +111,7 @@ const owner: ListColumn = {
 export function ruleListResources(settings: AttentionSettings): ListResource[] {
   return riderRules.map((rule) => {
     const { list } = rule;
+    const { bare } = list;
     const ruleParams = ruleParamsOf(rule);
     const query = (values: Values): AttentionQuery => ({
       asOf: (values.as_of as string | undefined) ?? null,
@@ -142,10 +143,10 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
       // A page's keys without the riders' names and 3PLs when nothing narrows by them; still a probe per
       // row skipped, so page numbers as far as an unkeyed list's.
       farRows: FAR_ROWS_UNKEYED,
-      keys: list.bare
+      keys: bare
         ? (values) => {
             const q = query(values);
-            return applyFilters(q.scope.company_id || values['3pl'] ? list.core(q) : list.bare!(q), ruleParams, values);
+            return applyFilters(q.scope.company_id || values['3pl'] ? list.core(q) : bare(q), ruleParams, values);
           }
         : undefined,
       columns: (builder, values) => withOwner(list.columns(builder, query(values)), rule),

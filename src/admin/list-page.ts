@@ -265,7 +265,7 @@ export function csvStatements({ resource, csvHeadRows, deps }: Pick<ListContext,
   const head = () => pageRows(columns(), pageKeys({ ...keysRead, offset: 0, limit: csvHeadRows }), order, dir, resource.tieBreak);
   const rest = () => orderAll(columns(), order, dir, resource.tieBreak).offset(csvHeadRows, { skipBinding: true });
   const one = () => toNative(orderAll(columns(), order, dir, resource.tieBreak));
-  const split = csvHeadRows > 0 ? { head: toNative(head()), rest: toNative(rest()), headRows: csvHeadRows } : undefined;
+  const split = csvHeadRows > 0 ? { head: toNative(head()), rest: toNative(rest()) } : undefined;
   const copy =
     split && deps.csvCopy && copyable(resource.table)
       ? { head: csvCopy(resource.table, split.head, true), rest: csvCopy(resource.table, split.rest, false), headRows: csvHeadRows }

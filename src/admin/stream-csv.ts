@@ -102,7 +102,8 @@ class WithBom extends Transform {
 
 /**
  * A CSV download written by PostgreSQL: the COPY `head` (with the header line), then, when the head
- * wrote `headRows` rows (all it may), the COPY `rest`, both in one snapshot (see StreamPlan.rest), straight to the socket with backpressure. Resolves when the
+ * wrote `headRows` rows (all it may), the COPY `rest`, both in one snapshot (see StreamPlan.rest),
+ * straight to the socket with backpressure. Resolves when the
  * download is over and its statements have stopped.
  */
 export async function streamCopyCsv(
