@@ -38,6 +38,8 @@ export interface Config {
     adminMax: number;
     /** The admin pages' and reports' budget per statement (ADMIN_STATEMENT_TIMEOUT_MS): past it, the page says so. */
     adminStatementTimeoutMs: number;
+    /** Statements each connection of the query and admin pools keeps prepared (DB_PREPARED_STATEMENTS); 0: none. */
+    prepared: number;
   };
   /** Unbounded streams (whole-table answers, CSV downloads) one API token or admin session may run at once. */
   streamsPerToken: number;
@@ -276,6 +278,8 @@ export function loadConfig(env: Env = process.env): Config {
       // As many as the machine has cores (at least 2): one slow page never holds every other supervisor.
       adminMax: integer(env, 'ADMIN_POOL_MAX', Math.max(2, os.availableParallelism()), 1, 1000),
       adminStatementTimeoutMs: integer(env, 'ADMIN_STATEMENT_TIMEOUT_MS', 5000, 0, 86400000),
+      // Parsed once and, where PostgreSQL finds it no dearer, planned once per connection (src/db/prepared.ts).
+      prepared: integer(env, 'DB_PREPARED_STATEMENTS', 200, 0, 100000),
     },
     streamsPerToken: integer(env, 'STREAMS_PER_TOKEN', 2, 1, 1000),
     attention: {

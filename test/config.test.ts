@@ -72,6 +72,19 @@ describe("the admin pages' connections", () => {
   });
 });
 
+describe('DB_PREPARED_STATEMENTS', () => {
+  it('keeps 200 statements prepared per connection unless told otherwise; 0 keeps none', () => {
+    expect(loadConfig({}).pool.prepared).toBe(200);
+    expect(loadConfig({ DB_PREPARED_STATEMENTS: '0' }).pool.prepared).toBe(0);
+    expect(loadConfig({ DB_PREPARED_STATEMENTS: '1000' }).pool.prepared).toBe(1000);
+    for (const bad of ['-1', 'all', '100001']) {
+      expect(() => loadConfig({ DB_PREPARED_STATEMENTS: bad })).toThrow(
+        `DB_PREPARED_STATEMENTS must be a whole number from 0 to 100000, got "${bad}"`,
+      );
+    }
+  });
+});
+
 describe('TRUST_PROXY: whose X-Forwarded-* to believe, never anyone’s', () => {
   const trust = (value: string) => loadConfig({ NODE_ENV: 'test', TRUST_PROXY: value }).trustProxy;
   it('is off, a number of hops, or the proxies’ addresses; on is a proxy on this machine', () => {

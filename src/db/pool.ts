@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Config } from '../config';
 import { isAborted, whenAborted } from '../http/client-signal';
+import { keepPrepared } from './prepared';
 
 export const APPLICATION_NAME = 'rider-equipment-service';
 
@@ -144,8 +145,9 @@ export class Pool extends pg.Pool {
   constructor({
     acquireTimeoutMs,
     adminPlaces = 0,
+    prepared = 0,
     ...config
-  }: pg.PoolConfig & { max: number; acquireTimeoutMs: number; adminPlaces?: number }) {
+  }: pg.PoolConfig & { max: number; acquireTimeoutMs: number; adminPlaces?: number; prepared?: number }) {
     super({ ...config, max: config.max + adminPlaces });
     const shared = new Gate(config.max, acquireTimeoutMs);
     this.gates = { default: shared, admin: adminPlaces ? new Gate(adminPlaces, acquireTimeoutMs) : shared };
@@ -154,7 +156,10 @@ export class Pool extends pg.Pool {
     // the process. So each connection has a listener of its own for its whole life (an idle one is
     // also heard by pg-pool, which drops it). The statement in flight, if any, still fails with the
     // error; its release discards the connection.
-    this.on('connect', (client) => client.on('error', ignore));
+    this.on('connect', (client) => {
+      client.on('error', ignore);
+      keepPrepared(client, prepared);
+    });
     // A connection's place in its gate is given back when pg-pool has it back, whoever released it.
     this.on('release', (_error: Error | undefined, client: pg.PoolClient) => {
       const gate = (client as Placed)[PLACE];
@@ -242,6 +247,8 @@ export function createPool(
     max: { queries: config.pool.max, streams: config.pool.streamMax, admin: config.pool.adminMax }[purpose],
     // The admin CSV downloads' own places: API exports filling the stream pool never block them.
     adminPlaces: streams ? config.pool.streamAdminMax : 0,
+    // Whole-table statements are one COPY each, planned once per download: nothing to keep.
+    prepared: streams ? 0 : config.pool.prepared,
     acquireTimeoutMs: config.pool.acquireTimeoutMs,
     // Only opening a connection waits in pg-pool itself; the gate above it owns the queue.
     connectionTimeoutMillis: config.pool.acquireTimeoutMs,

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { isAborted, whenAborted } from '../http/client-signal';
 import { sendCancel } from './cancel';
 import { ClientGone, type Reader } from './pool';
+import { prepared } from './prepared';
 
 /**
  * Runs one statement for a request and returns its rows. With the request's signal (clientSignal),
@@ -18,7 +19,7 @@ export async function queryRows<R = Record<string, unknown>>(
   let failure: unknown;
   let rows: R[] = [];
   try {
-    rows = (await client.query(query as pg.QueryConfig)).rows as R[];
+    rows = (await client.query(prepared(client, query as pg.QueryConfig))).rows as R[];
   } catch (error) {
     failure = error;
   } finally {
