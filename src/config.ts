@@ -279,7 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
       adminMax: integer(env, 'ADMIN_POOL_MAX', Math.max(2, os.availableParallelism()), 1, 1000),
       adminStatementTimeoutMs: integer(env, 'ADMIN_STATEMENT_TIMEOUT_MS', 5000, 0, 86400000),
       // Parsed once and, where PostgreSQL finds it no dearer, planned once per connection (src/db/prepared.ts).
-      prepared: integer(env, 'DB_PREPARED_STATEMENTS', 200, 0, 100000),
+      prepared: integer(env, 'DB_PREPARED_STATEMENTS', 100, 0, 100000),
     },
     streamsPerToken: integer(env, 'STREAMS_PER_TOKEN', 2, 1, 1000),
     attention: {

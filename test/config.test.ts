@@ -73,8 +73,8 @@ describe("the admin pages' connections", () => {
 });
 
 describe('DB_PREPARED_STATEMENTS', () => {
-  it('keeps 200 statements prepared per connection unless told otherwise; 0 keeps none', () => {
-    expect(loadConfig({}).pool.prepared).toBe(200);
+  it('keeps 100 statements prepared per connection unless told otherwise; 0 keeps none', () => {
+    expect(loadConfig({}).pool.prepared).toBe(100);
     expect(loadConfig({ DB_PREPARED_STATEMENTS: '0' }).pool.prepared).toBe(0);
     expect(loadConfig({ DB_PREPARED_STATEMENTS: '1000' }).pool.prepared).toBe(1000);
     for (const bad of ['-1', 'all', '100001']) {
