@@ -11,8 +11,8 @@ import type pg from 'pg';
  *
  * Each connection names at most `limit` texts, the first it runs: texts that embed a page's offset
  * are many, and every prepared statement holds memory in its backend until the connection closes.
- * Past the limit, a new text runs unnamed, as before. 0 names none (for a pooler in transaction mode,
- * which would hand a named statement to a backend that never saw it).
+ * Past the limit, a new text runs unnamed, as before; 0 names none. A statement that comes named keeps
+ * its name and is not counted: the API's answers bounded to one rider name theirs (src/api/v2/router.ts).
  */
 const KEPT = Symbol('prepared statements');
 
@@ -34,5 +34,6 @@ export function prepared<Q extends pg.QueryConfig>(client: pg.ClientBase, query:
     if (kept.names.size >= kept.limit) return query;
     kept.names.add(name);
   }
-  return { ...query, name };
+  // A copy with the same prototype: a config may inherit its row mode and parsers (src/api/v2/send-json.ts).
+  return Object.assign(Object.create(Object.getPrototypeOf(query) as object) as Q, query, { name });
 }
