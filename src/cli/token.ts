@@ -1,5 +1,5 @@
 // npm run token -- create --name NAME [--3pl COMPANY] [--expires-days N]
-// npm run token -- revoke NAME_OR_ID
+// npm run token -- revoke NAME_OR_ID   (or revoke --name NAME, as create names it)
 // npm run token -- list
 // Works on DATABASE_URL, or on the embedded server when it is not set.
 import { commandLine, runCommand, unknownCommand, withDatabaseClient } from './run';
@@ -7,7 +7,7 @@ import { createToken, listTokens, revokeToken } from '../auth/tokens';
 
 const usage = `usage:
   npm run token -- create --name NAME [--3pl COMPANY] [--expires-days N]
-  npm run token -- revoke NAME_OR_ID
+  npm run token -- revoke NAME_OR_ID   (or: revoke --name NAME)
   npm run token -- list`;
 
 async function main(): Promise<void> {
@@ -16,7 +16,11 @@ async function main(): Promise<void> {
     '3pl': { type: 'string' },
     'expires-days': { type: 'string' },
   } as const);
-  const [command, target] = positionals;
+  const [command, positional] = positionals;
+  // revoke takes the name as create gives it (--name) or as a word; both at once must agree.
+  if (command === 'revoke' && positional && values.name && positional !== values.name)
+    throw new Error(`revoke takes one token: "${positional}" or --name "${values.name}"\n${usage}`);
+  const target = command === 'revoke' ? (positional ?? values.name) : positional;
   if (!['create', 'revoke', 'list'].includes(command)) throw unknownCommand(command, usage);
   if (command === 'create' && !values.name) throw new Error(`create needs --name\n${usage}`);
   if (command === 'revoke' && !target) throw new Error(`revoke needs a token name or id\n${usage}`);
