@@ -115,6 +115,29 @@ describe('marking rows handled', () => {
       `SELECT h.note, u.username FROM access.attention_handled h JOIN access.supervisors u ON u.id = h.undone_by WHERE h.note = 'Second note'`,
     );
     expect(rows).toEqual([{ note: 'Second note', username: 'lead-a' }]);
+
+    // Another supervisor's Undo from a page loaded before: nothing to undo, said so where the row is; not a 404.
+    const b = await signIn('lead-b');
+    const again = await b
+      .post(form.getAttribute('action')!)
+      .type('form')
+      .send({
+        _csrf: csrfToken((await b.get('/admin/attention/failing-checks/handled').expect(200)).text),
+        back: '/admin/attention/failing-checks',
+      })
+      .expect(303);
+    expect(again.headers.location).toBe('/admin/attention/failing-checks');
+    const told = (await b.get('/admin/attention/failing-checks').expect(200)).text;
+    expect(textOf(one(told, 'p[role="status"]'))).toMatch(
+      /^Nothing to undo: this was undone already, by lead-a on \d{4}-\d\d-\d\d \d\d:\d\d\.$/,
+    );
+    expect((await section(b, 'failing-checks')).ids).toContain('105');
+    // An id that names no handling stays a 404.
+    await b
+      .post('/admin/attention/handled/987654321/undo')
+      .type('form')
+      .send({ _csrf: csrfToken(told) })
+      .expect(404);
   });
 
   it('shows the rider’s handling history on the rider page: every note, who, when, and what was undone', async () => {
@@ -463,9 +486,27 @@ describe('saves of one row at once', () => {
       { note: 'Second note', superseded: false },
     ]);
     const a = await signIn('lead-a');
-    const history = textOf(one((await a.get('/admin/riders/105').expect(200)).text, 'section[aria-labelledby="history-title"]'));
+    const riderPage = (await a.get('/admin/riders/105').expect(200)).text;
+    const history = textOf(one(riderPage, 'section[aria-labelledby="history-title"]'));
     expect(history).toContain('Called the 3PL: the sticker is on order.');
     expect(history).toContain('Second note');
+    // The replaced note cannot be undone: the answer says which to undo instead, and nothing changes.
+    const { rows: first } = await t.pool.query(
+      `SELECT id FROM access.attention_handled WHERE rule = 'failing-checks' AND subject_id = 105 AND note = 'Called the 3PL: the sticker is on order.'`,
+    );
+    const res = await a
+      .post(`/admin/attention/handled/${first[0].id}/undo`)
+      .type('form')
+      .send({ _csrf: csrfToken(riderPage), back: '/admin/riders/105' })
+      .expect(303);
+    expect(res.headers.location).toBe('/admin/riders/105');
+    expect(textOf(one((await a.get('/admin/riders/105').expect(200)).text, 'p[role="status"]'))).toBe(
+      'Nothing to undo: a later note on the same row replaced this one; undo that one instead.',
+    );
+    const { rows: after } = await t.pool.query(
+      `SELECT count(*)::int AS n FROM access.attention_handled WHERE rule = 'failing-checks' AND subject_id = 105 AND undone_at IS NOT NULL`,
+    );
+    expect(after[0].n).toBe(1); // the second note, undone in the test before; the replaced one untouched
   });
 });
 
@@ -525,8 +566,17 @@ describe('handling many at once', () => {
       .send({ _csrf: csrfToken(handled) })
       .expect(303);
     expect((await listed(a)).ids).toEqual(ids);
-    await a
+    // A second click: nothing to undo, and the page says who undid it; the rows stay back on the list.
+    const again = await a
       .post(undo)
+      .type('form')
+      .send({ _csrf: csrfToken(handled) })
+      .expect(303);
+    const told = (await a.get(again.headers.location).expect(200)).text;
+    expect(textOf(one(told, 'p[role="status"]'))).toMatch(/^Nothing to undo: this batch was undone already, by lead-a on /);
+    expect((await listed(a)).ids).toEqual(ids);
+    await a
+      .post('/admin/attention/batches/987654321/undo')
       .type('form')
       .send({ _csrf: csrfToken(handled) })
       .expect(404);

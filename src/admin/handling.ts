@@ -129,6 +129,13 @@ async function retry(
   );
 }
 
+/** A handling or batch with nothing left to undo: its rule, and who undid it and when (none: replaced since). */
+interface NotLive {
+  rule: string;
+  undone_by: string | null;
+  undone_at: string | null;
+}
+
 export function handlingRouter({ pool, primary, protect, settings, today }: HandlingDeps) {
   const router = express.Router();
   // Room for a note of 2,000 characters of any script, percent-encoded (up to 12 bytes each).
@@ -309,7 +316,16 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       primary,
       toNative(handling.undoBatch(id, supervisor.id, scopeOf(res))),
     );
-    if (!undone) throw new HttpError(404, 'There is no such batch, or its rows were undone already.');
+    if (!undone) {
+      // Undone already (a second click, or another supervisor first): said so where the rows are.
+      const [was] = await queryRows<NotLive>(primary, toNative(handling.batchNothingToUndo(id, scopeOf(res))));
+      if (!was) throw new HttpError(404, 'There is no such batch.');
+      return redirectWithNotice(req, res, safeBack(req.body.back, was.rule), {
+        text: was.undone_at
+          ? `Nothing to undo: this batch was undone already, by ${was.undone_by} on ${was.undone_at}.`
+          : 'Nothing to undo: every row of this batch was handled again since, with a later note.',
+      });
+    }
     await redirectWithNotice(req, res, safeBack(req.body.back, undone.rule), {
       text: `Undone: ${undone.undone.toLocaleString('en')} ${undone.undone === 1 ? 'row is' : 'rows are'} back on “${ruleNamed(undone.rule)?.title ?? undone.rule}”.`,
     });
@@ -323,7 +339,15 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       primary,
       toNative(handling.undoHandling(id, supervisor.id, scopeOf(res))),
     );
-    if (!undone) throw new HttpError(404, 'There is no such handling, or it was undone already.');
+    if (!undone) {
+      const [was] = await queryRows<NotLive>(primary, toNative(handling.handlingNotLive(id, scopeOf(res))));
+      if (!was) throw new HttpError(404, 'There is no such handling.');
+      return redirectWithNotice(req, res, safeBack(req.body.back, was.rule), {
+        text: was.undone_at
+          ? `Nothing to undo: this was undone already, by ${was.undone_by} on ${was.undone_at}.`
+          : 'Nothing to undo: a later note on the same row replaced this one; undo that one instead.',
+      });
+    }
     await redirectWithNotice(req, res, safeBack(req.body.back, undone.rule), {
       text: `Undone: the row is back on “${ruleNamed(undone.rule)?.title ?? undone.rule}”.`,
     });

@@ -120,6 +120,29 @@ export function insertBatch(b: NewBatch) {
  * Undoes a batch's handlings that are still live and in the scope, and marks the batch undone once
  * none is left; returns the batch's id, rule and how many were undone (no row: no such batch, or undone).
  */
+/**
+ * A batch of the scope with nothing left to undo (its rows in the scope all undone, or handled again
+ * since): its rule, and who undid the last of them and when. No row: no such batch in the scope, or
+ * rows of it still live.
+ */
+export function batchNothingToUndo(id: string, scope: Scope) {
+  const inScope = (alias: string) =>
+    scope.company_id ? `AND EXISTS (SELECT 1 FROM riders r WHERE r.id = ${alias}.subject_id AND r.company_id = ?)` : '';
+  const company = scope.company_id ? [scope.company_id] : [];
+  return sql.raw(
+    `SELECT b.rule, u.username AS undone_by, ${at('h.undone_at')} AS undone_at
+       FROM access.attention_batches b
+       JOIN access.attention_handled h ON h.batch_id = b.id ${inScope('h')}
+       LEFT JOIN access.supervisors u ON u.id = h.undone_by
+      WHERE b.id = ?
+        AND NOT EXISTS (SELECT 1 FROM access.attention_handled l
+                         WHERE l.batch_id = b.id AND l.undone_at IS NULL AND l.superseded_at IS NULL ${inScope('l')})
+      ORDER BY h.undone_at DESC NULLS LAST
+      LIMIT 1`,
+    [...company, id, ...company],
+  );
+}
+
 export function undoBatch(id: string, supervisorId: string, scope: Scope) {
   const inScope = scope.company_id ? `AND EXISTS (SELECT 1 FROM riders r WHERE r.id = h.subject_id AND r.company_id = ?)` : '';
   return sql.raw(
@@ -178,18 +201,28 @@ export function liveHandling(rule: RuleName, subjectId: string) {
 }
 
 /** Marks one live handling undone, when its subject is in the scope; returns its id and rule. */
-export function undoHandling(id: string, supervisorId: string, scope: Scope) {
-  const inScope = sql('access.attention_handled as h')
-    .where('h.id', id)
-    .whereNull('h.undone_at')
-    .whereNull('h.superseded_at')
-    .select('h.id');
+/** The handling `id` (h) when its subject is in the scope. */
+function handlingInScope(id: string, scope: Scope) {
+  const builder = sql('access.attention_handled as h').where('h.id', id);
   if (scope.company_id) {
-    inScope.whereRaw(
+    builder.whereRaw(
       `CASE WHEN h.rule = ANY (?) THEN h.subject_id = ? ELSE EXISTS (SELECT 1 FROM riders r WHERE r.id = h.subject_id AND r.company_id = ?) END`,
       [[...COMPANY_RULE_NAMES], scope.company_id, scope.company_id],
     );
   }
+  return builder;
+}
+
+/** A handling of the scope that is no longer live: undone (by whom, when) or replaced by a later note. No row: none such. */
+export function handlingNotLive(id: string, scope: Scope) {
+  return handlingInScope(id, scope)
+    .where((q) => q.whereNotNull('h.undone_at').orWhereNotNull('h.superseded_at'))
+    .leftJoin('access.supervisors as u', 'u.id', 'h.undone_by')
+    .select('h.rule', 'u.username as undone_by', sql.raw(`${at('h.undone_at')} AS undone_at`));
+}
+
+export function undoHandling(id: string, supervisorId: string, scope: Scope) {
+  const inScope = handlingInScope(id, scope).whereNull('h.undone_at').whereNull('h.superseded_at').select('h.id');
   return sql('access.attention_handled')
     .whereIn('id', inScope)
     .update({ undone_at: sql.fn.now(), undone_by: supervisorId })
