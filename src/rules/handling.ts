@@ -116,35 +116,39 @@ export function insertBatch(b: NewBatch) {
   );
 }
 
-/**
- * Undoes a batch's handlings that are still live and in the scope, and marks the batch undone once
- * none is left; returns the batch's id, rule and how many were undone (no row: no such batch, or undone).
- */
+/** `AND` the rider of `alias`.subject_id is of the scope's 3PL (one `?`: the company), or nothing when unscoped. */
+const riderOfScope = (alias: string, scope: Scope) =>
+  scope.company_id ? `AND EXISTS (SELECT 1 FROM riders r WHERE r.id = ${alias}.subject_id AND r.company_id = ?)` : '';
+
 /**
  * A batch of the scope with nothing left to undo (its rows in the scope all undone, or handled again
  * since): its rule, and who undid the last of them and when. No row: no such batch in the scope, or
  * rows of it still live.
  */
 export function batchNothingToUndo(id: string, scope: Scope) {
-  const inScope = (alias: string) =>
-    scope.company_id ? `AND EXISTS (SELECT 1 FROM riders r WHERE r.id = ${alias}.subject_id AND r.company_id = ?)` : '';
   const company = scope.company_id ? [scope.company_id] : [];
+  // The batch's last undone row first, then its supervisor: one look-up, not one per row.
   return sql.raw(
-    `SELECT b.rule, u.username AS undone_by, ${at('h.undone_at')} AS undone_at
-       FROM access.attention_batches b
-       JOIN access.attention_handled h ON h.batch_id = b.id ${inScope('h')}
-       LEFT JOIN access.supervisors u ON u.id = h.undone_by
-      WHERE b.id = ?
-        AND NOT EXISTS (SELECT 1 FROM access.attention_handled l
-                         WHERE l.batch_id = b.id AND l.undone_at IS NULL AND l.superseded_at IS NULL ${inScope('l')})
-      ORDER BY h.undone_at DESC NULLS LAST
-      LIMIT 1`,
+    `SELECT x.rule, u.username AS undone_by, ${at('x.undone_at')} AS undone_at
+       FROM (SELECT b.rule, h.undone_at, h.undone_by
+               FROM access.attention_batches b
+               JOIN access.attention_handled h ON h.batch_id = b.id ${riderOfScope('h', scope)}
+              WHERE b.id = ?
+                AND NOT EXISTS (SELECT 1 FROM access.attention_handled l
+                                 WHERE l.batch_id = b.id AND l.undone_at IS NULL AND l.superseded_at IS NULL ${riderOfScope('l', scope)})
+              ORDER BY h.undone_at DESC NULLS LAST
+              LIMIT 1) AS x
+       LEFT JOIN access.supervisors u ON u.id = x.undone_by`,
     [...company, id, ...company],
   );
 }
 
+/**
+ * Undoes a batch's handlings that are still live and in the scope, and marks the batch undone once
+ * none is left; returns the batch's id, rule and how many were undone (no row: no such batch, or undone).
+ */
 export function undoBatch(id: string, supervisorId: string, scope: Scope) {
-  const inScope = scope.company_id ? `AND EXISTS (SELECT 1 FROM riders r WHERE r.id = h.subject_id AND r.company_id = ?)` : '';
+  const inScope = riderOfScope('h', scope);
   return sql.raw(
     `WITH u AS (
        UPDATE access.attention_handled h SET undone_at = now(), undone_by = ?
@@ -200,7 +204,6 @@ export function liveHandling(rule: RuleName, subjectId: string) {
     .whereNull('h.superseded_at');
 }
 
-/** Marks one live handling undone, when its subject is in the scope; returns its id and rule. */
 /** The handling `id` (h) when its subject is in the scope. */
 function handlingInScope(id: string, scope: Scope) {
   const builder = sql('access.attention_handled as h').where('h.id', id);
@@ -221,6 +224,7 @@ export function handlingNotLive(id: string, scope: Scope) {
     .select('h.rule', 'u.username as undone_by', sql.raw(`${at('h.undone_at')} AS undone_at`));
 }
 
+/** Marks one live handling undone, when its subject is in the scope; returns its id and rule. */
 export function undoHandling(id: string, supervisorId: string, scope: Scope) {
   const inScope = handlingInScope(id, scope).whereNull('h.undone_at').whereNull('h.superseded_at').select('h.id');
   return sql('access.attention_handled')
