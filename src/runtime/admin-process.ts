@@ -23,6 +23,41 @@ const READY = 'rider-equipment:admin-ready';
 const TAKEN = 'rider-equipment:admin-taken';
 /** A request line for the admin pages (origin-form), as a connection's first bytes show it. */
 export const ADMIN_REQUEST_LINE = /^[A-Z]+ \/admin(?:[/? ]|$)/;
+/** The first bytes that decide where a connection goes: "OPTIONS /admin/" and one more fit. */
+const ROUTING_BYTES = 16;
+
+/** Whether a connection's first bytes say enough to route it: ROUTING_BYTES, or its first line whole. */
+function enoughToRoute(head: Buffer): boolean {
+  return head.length >= ROUTING_BYTES || head.includes(0x0a);
+}
+
+const ignoreError = () => undefined;
+
+/** A socket's libuv handle: Node's own, with no public call to stop the kernel's reads. */
+type StreamHandle = { reading: boolean; readStop(): number; readStart(): number };
+const handleOf = (socket: Socket) => (socket as unknown as { _handle?: StreamHandle | null })._handle;
+
+/**
+ * Stops the kernel's reads of a socket, not only its 'data' events: after `pause()` alone Node goes on
+ * reading into the socket's buffer (up to its high-water mark, and at once after each 'data' event), and
+ * those bytes would go with this process's copy. `readStop()` is what net.Socket itself calls when its
+ * buffer is full; the handle's `reading` flag is left set, so that Node's stream does not start the
+ * reads again on its own (it does whenever it finds the flag clear) until startReading.
+ */
+function stopReading(socket: Socket): void {
+  socket.pause();
+  handleOf(socket)?.readStop();
+}
+
+/** Reads again where stopReading stopped: the buffered bytes first (resume), then the kernel's. */
+function startReading(socket: Socket): void {
+  socket.resume();
+  const handle = handleOf(socket);
+  if (handle) {
+    handle.reading = true;
+    handle.readStart();
+  }
+}
 
 /** Set in the admin process's environment. */
 export const ADMIN_PROCESS_ENV = 'RIDER_EQUIPMENT_ADMIN_PROCESS';
@@ -108,49 +143,65 @@ export class AdminProcess {
     server.removeListener('connection', serve);
     const timeoutMs = this.options.firstBytesTimeoutMs ?? 10000;
     server.on('connection', (socket: Socket) => {
-      const here = (head?: Buffer) => {
-        if (head) socket.unshift(head);
+      if (!this.ready) return void serve.call(server, socket);
+      const chunks: Buffer[] = [];
+      let length = 0;
+      // Served here with every byte read so far put back first; the HTTP server then handles its errors.
+      const here = () => {
+        off();
+        if (length) socket.unshift(Buffer.concat(chunks, length));
         serve.call(server, socket);
-        socket.resume();
+        startReading(socket);
       };
-      if (!this.ready) return here();
-      // A client that connects and says nothing (a browser's preconnect) is served here in the end,
+      // A client that connects and says too little (a browser's preconnect) is served here in the end,
       // under the HTTP server's own timeouts.
       const timer = setTimeout(() => {
-        listen(false);
+        stopReading(socket);
         here();
       }, timeoutMs);
-      const first = (head: Buffer) => {
+      const data = (chunk: Buffer) => {
+        chunks.push(chunk);
+        length += chunk.length;
+        const head = Buffer.concat(chunks, length);
+        if (!enoughToRoute(head)) return;
+        // Nothing more is read here: what the client sends from now on waits in the kernel for whichever
+        // process serves it, so no byte can be read by this one and then lost with its copy.
+        stopReading(socket);
         clearTimeout(timer);
-        listen(false);
-        if (ADMIN_REQUEST_LINE.test(head.toString('latin1', 0, 16)) && this.handOver(socket, head, () => here(head))) return;
-        here(head);
+        if (ADMIN_REQUEST_LINE.test(head.toString('latin1', 0, ROUTING_BYTES)) && socket.readableLength === 0) {
+          off(); // the 'error' listener stays until this copy is let go (handOver)
+          if (this.handOver(socket, head, () => here())) return;
+        }
+        here();
       };
-      // A client gone before its first bytes: nothing to serve.
+      // A client gone before its first bytes were enough: nothing to serve.
       const gone = () => {
         clearTimeout(timer);
         socket.destroy();
       };
-      const listen = (on: boolean) => {
-        if (on) return void socket.on('data', first).on('error', gone);
-        socket.off('data', first).off('error', gone).pause();
-      };
-      listen(true);
+      const off = () => void socket.off('data', data).off('end', gone).off('error', gone);
+      socket.on('data', data).on('end', gone).on('error', gone);
     });
   }
 
   /**
    * Sends the connection to the admin process; `orHere` serves it here should that process be gone.
-   * This process keeps its copy of the socket, paused, until the admin process says it has taken it: one
-   * that is dying (its exit not yet seen here) may still accept the message and then never read it.
+   * This process keeps its copy of the socket, not reading, until the admin process says it has taken it:
+   * one that is dying (its exit not yet seen here) may still accept the message and then never read it.
+   * Until then an error on this copy (the client gone) is the admin process's to meet, not this one's.
    */
   private handOver(socket: Socket, head: Buffer, orHere: () => void): boolean {
     const child = this.child;
     if (!this.ready || !child?.connected) return false;
     const id = ++this.lastSent;
-    this.sent.set(id, { socket, serveHere: orHere });
+    socket.on('error', ignoreError);
+    const serveHere = () => {
+      socket.off('error', ignoreError);
+      orHere();
+    };
+    this.sent.set(id, { socket, serveHere });
     child.send({ type: CONNECTION, id, head: head.toString('latin1') }, socket, { keepOpen: true }, (error) => {
-      if (error && this.sent.delete(id)) orHere();
+      if (error && this.sent.delete(id)) serveHere();
     });
     return true;
   }

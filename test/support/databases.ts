@@ -60,6 +60,8 @@ export function testDatabases() {
      * activity of its database, as test/admin-csv.test.ts does on DEMO.
      */
     csvHead: `rider_equipment_test_csv_head_${run}`,
+    /** A copy of DEMO for test/admin-process-seams.test.ts, whose notes come in pieces through the real listener. */
+    seams: `rider_equipment_test_seams_${run}`,
   };
 }
 
@@ -81,6 +83,7 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   budget: 'fixture',
   attentionItems: 'demo',
   csvHead: 'demo',
+  seams: 'demo',
   large: 'large',
   largeCopy: 'large',
   slowReaders: 'large',

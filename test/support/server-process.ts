@@ -34,6 +34,11 @@ export async function startServer(
   child.stderr!.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60000);
+    // A start that fails (a bad setting) says so at once, not after the minute.
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${signal ?? `status ${code}`}) before it listened:\n${out}`));
+    });
     child.stdout!.on('data', () => {
       const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
       if (match) {
