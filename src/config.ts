@@ -50,8 +50,10 @@ export interface Config {
     refreshMs: number;
     perMinute: number;
     failuresPerMinute: number;
-    /** Failed sign-ins per address in 15 minutes. */
+    /** Failed sign-ins to one account from one address in 15 minutes. */
     signInFailures: number;
+    /** Failed sign-ins from one address, to any accounts, in 15 minutes (a browser known to the account typed aside). */
+    signInAddressFailures: number;
     /** Forms a supervisor may post per minute (notes, batches, assignments, undos): NOTES_PER_MINUTE. */
     notesPerMinute: number;
     /** Failed sign-ins per account (username) in 5 minutes, from any address. */
@@ -302,6 +304,7 @@ export function loadConfig(env: Env = process.env): Config {
       perMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10000000),
       failuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 10000000),
       signInFailures: integer(env, 'SIGN_IN_FAILURES_PER_15_MINUTES', 10, 1, 10000),
+      signInAddressFailures: integer(env, 'SIGN_IN_ADDRESS_FAILURES_PER_15_MINUTES', 100, 1, 100000),
       notesPerMinute: integer(env, 'NOTES_PER_MINUTE', 60, 1, 100000),
       signInAccountFailures: integer(env, 'SIGN_IN_ACCOUNT_FAILURES_PER_5_MINUTES', 10, 1, 10000),
       rateLimitStore: rateLimitStore(

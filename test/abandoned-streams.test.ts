@@ -246,7 +246,7 @@ describe('STREAMS_PER_TOKEN', () => {
     await servedApp(t, async (server) => {
       const username = `streams-${process.pid}`;
       const password = 'correct horse battery';
-      await createSupervisor(t.pool, { username, password });
+      await createSupervisor(t.owner, { username, password });
       /** A new session's cookie. */
       const signIn = async () => {
         const agent = request.agent(server.base);

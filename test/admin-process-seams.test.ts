@@ -6,7 +6,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { createSupervisor } from '../src/auth/supervisors';
-import { useDatabase } from './support/databases';
+import { appUrl, useDatabase } from './support/databases';
 import { csrfToken } from './support/html';
 import { buildOnce, startServer, exited } from './support/server-process';
 import { eventually } from './support/wait';
@@ -95,7 +95,7 @@ async function uncheckedRiders(n: number): Promise<string[]> {
 
 describe('form bodies that come after their headers, through the real listener', () => {
   it('stores every note, at every gap, answered within a second; an abandoned one ends and stores nothing', async () => {
-    const server = await startServer({ DATABASE_URL: url, AUTH: 'on' });
+    const server = await startServer({ DATABASE_URL: appUrl(url), AUTH: 'on' });
     try {
       const { port } = new URL(server.base);
       // Signed in as a browser is.
@@ -139,7 +139,7 @@ describe('form bodies that come after their headers, through the real listener',
   });
 
   it('survives 1,000 of them, whole and abandoned, at every gap: both processes stay, every whole one answered', async () => {
-    const server = await startServer({ DATABASE_URL: url, AUTH: 'on' });
+    const server = await startServer({ DATABASE_URL: appUrl(url), AUTH: 'on' });
     const exit = exited(server.child);
     try {
       const { port } = new URL(server.base);

@@ -12,7 +12,7 @@ const username = `sup-${process.env.TEST_RUN_ID}`;
 const password = 'correct horse battery';
 beforeAll(async () => {
   t = await testAppWithAuth('fixture', { SIGN_IN_FAILURES_PER_15_MINUTES: '1000' });
-  await createSupervisor(t.pool, { username, password });
+  await createSupervisor(t.owner, { username, password });
 });
 afterAll(() => t.close());
 
@@ -106,13 +106,13 @@ describe('supervisor sign-in', () => {
 
   it('ends a session after the idle timeout, and after the absolute one even when active', async () => {
     const idle = await signIn();
-    await t.pool.query("UPDATE access.sessions SET expire = now() - interval '1 second' WHERE sess->'supervisor'->>'username' = $1", [
+    await t.owner.query("UPDATE access.sessions SET expire = now() - interval '1 second' WHERE sess->'supervisor'->>'username' = $1", [
       username,
     ]);
     expect((await idle.agent.get('/admin')).status).toBe(303);
 
     const old = await signIn();
-    await t.pool.query(
+    await t.owner.query(
       `UPDATE access.sessions SET sess = jsonb_set(sess::jsonb, '{signedInAt}', to_jsonb((extract(epoch FROM now()) - 13 * 3600) * 1000))::json
         WHERE sess->'supervisor'->>'username' = $1`,
       [username],
@@ -124,7 +124,7 @@ describe('supervisor sign-in', () => {
 
   it('restarts the idle timer at most once a tenth of the idle timeout (a minute at most): pages in between write nothing', async () => {
     const user = `sup-touch-${process.env.TEST_RUN_ID}`;
-    await createSupervisor(t.pool, { username: user, password });
+    await createSupervisor(t.owner, { username: user, password });
     const { agent } = await signIn(t.app, user);
     const stored = async () =>
       (
@@ -150,22 +150,22 @@ describe('supervisor sign-in', () => {
 
   it('ends the sessions of a disabled supervisor at their next request', async () => {
     const other = `sup-disabled-${process.env.TEST_RUN_ID}`;
-    await createSupervisor(t.pool, { username: other, password });
+    await createSupervisor(t.owner, { username: other, password });
     const { agent } = await signIn(t.app, other);
     await agent.get('/admin').expect(200);
-    await disableSupervisor(t.pool, other);
+    await disableSupervisor(t.owner, other);
     expect((await agent.get('/admin')).status).toBe(303);
   });
 
   it('keeps tokens and sessions apart: a token never opens /admin, a session never opens /v2', async () => {
-    const { token } = await createToken(t.pool, { name: `sign-in-test-${process.env.TEST_RUN_ID}` });
+    const { token } = await createToken(t.owner, { name: `sign-in-test-${process.env.TEST_RUN_ID}` });
     await t.tokens!.refresh();
     expect((await request(t.app).get('/admin').set('Authorization', `Bearer ${token}`)).status).toBe(303);
     const { agent } = await signIn();
     expect((await agent.get('/v2/questioner')).status).toBe(401);
   });
 
-  it('throttles failed sign-ins from one address', async () => {
+  it('throttles failed sign-ins to one account from one address', async () => {
     const strict = await testAppWithAuth('fixture', { SIGN_IN_FAILURES_PER_15_MINUTES: '2' });
     try {
       for (let i = 0; i < 2; i++) expect((await signIn(strict.app, username, 'bad password!')).res.status).toBe(401);
@@ -227,7 +227,7 @@ describe('visitors store nothing', () => {
     expect((await anonymousRows()) - before).toBe(0);
 
     const user = `sup-rows-${process.env.TEST_RUN_ID}`;
-    await createSupervisor(t.pool, { username: user, password });
+    await createSupervisor(t.owner, { username: user, password });
     const { agent, res } = await signIn(t.app, user);
     expect(res.status).toBe(303);
     expect(await rowsOf(user)).toBe(1);
@@ -323,8 +323,8 @@ describe('failed sign-ins per account', () => {
         SIGN_IN_FAILURES_PER_15_MINUTES: '2',
         SIGN_IN_ACCOUNT_FAILURES_PER_5_MINUTES: '3',
       });
-      await createSupervisor(t.pool, { username: target, password });
-      await createSupervisor(t.pool, { username: bystander, password });
+      await createSupervisor(t.owner, { username: target, password });
+      await createSupervisor(t.owner, { username: bystander, password });
     });
     afterAll(() => proxied.close());
 
@@ -355,5 +355,61 @@ describe('failed sign-ins per account', () => {
       for (let i = 1; i <= 3; i++) expect((await attempt(`198.51.100.${i}`, nobody, 'bad password!')).status).toBe(401);
       expect((await attempt('198.51.100.9', nobody, 'bad password!')).status).toBe(429);
     });
+  });
+});
+
+describe('an office behind one address', () => {
+  // Every supervisor of the office comes from one address (a shared NAT, or a proxy without TRUST_PROXY).
+  let office: TestApp;
+  const [guessed, colleague, sprayed] = ['guessed', 'colleague', 'sprayed'].map((who) => `office-${who}-${process.env.TEST_RUN_ID}`);
+  beforeAll(async () => {
+    office = await testAppWithAuth('fixture', {
+      SIGN_IN_FAILURES_PER_15_MINUTES: '2',
+      SIGN_IN_ADDRESS_FAILURES_PER_15_MINUTES: '5',
+      SIGN_IN_ACCOUNT_FAILURES_PER_5_MINUTES: '1000',
+    });
+    for (const user of [guessed, colleague]) await createSupervisor(t.owner, { username: user, password });
+  });
+  afterAll(() => office.close());
+
+  /** A sign-in from `agent` (a browser, with its cookies), or from a new browser. */
+  const attempt = async (user: string, pass: string, agent = request.agent(office.app)) => {
+    const form = await agent.get('/admin/sign-in').expect(200);
+    return agent
+      .post('/admin/sign-in')
+      .type('form')
+      .send({ _csrf: csrfOf(form.text), username: user, password: pass, next: '/admin' });
+  };
+
+  it('keeps out only the account guessed at, then only new browsers; a colleague who signed in here before still signs in', async () => {
+    // The colleague's browser has signed in here before.
+    const colleagueBrowser = request.agent(office.app);
+    expect((await attempt(colleague, password, colleagueBrowser)).status).toBe(303);
+    expect(cookieNamed(await attempt(colleague, password, colleagueBrowser), 'rider_equipment.known')).toMatch(/HttpOnly/);
+    // A guesser at the same address: two failures keep that one account out, from here, whatever the password.
+    for (let i = 0; i < 2; i++) expect((await attempt(guessed, 'bad password!')).status).toBe(401);
+    expect((await attempt(guessed, password)).status).toBe(429);
+    // Not the others: a colleague in a new browser signs in.
+    expect((await attempt(colleague, password)).status).toBe(303);
+    // The guesser goes on across accounts: past five failures from the address, new browsers wait...
+    for (let i = 0; i < 3; i++) expect((await attempt(`${sprayed}-${i}`, 'bad password!')).status).toBe(401);
+    const locked = await attempt(colleague, password);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    // ...but the browser the colleague signed in from before does not, for that account only.
+    expect((await attempt(colleague, password, colleagueBrowser)).status).toBe(303);
+    expect((await attempt(guessed, password, colleagueBrowser)).status).toBe(429);
+  });
+
+  it('takes only a browser cookie it signed itself, for the account it names', async () => {
+    const form = await request(office.app).get('/admin/sign-in').expect(200);
+    const name = Buffer.from(colleague).toString('base64url');
+    const forged = (await request(office.app)
+      .post('/admin/sign-in')
+      .set('Cookie', [formCookieOf(form)!.split(';')[0], `rider_equipment.known=${name}.${'A'.repeat(43)}`].join('; '))
+      .type('form')
+      .send({ _csrf: csrfOf(form.text), username: colleague, password, next: '/admin' })) as request.Response;
+    // The address is past its failures (the test above): a forged cookie is a new browser.
+    expect(forged.status).toBe(429);
   });
 });

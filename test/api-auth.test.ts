@@ -9,8 +9,8 @@ let scoped: string;
 beforeAll(async () => {
   // No token reload during the tests (5 s by default): their lookup counts are exact.
   t = await testAppWithAuth('fixture', { AUTH_REFRESH_MS: '3600000' });
-  token = (await createToken(t.pool, { name: `auth-test-${process.pid}` })).token;
-  scoped = (await createToken(t.pool, { name: `auth-test-scoped-${process.pid}`, company: '100%_Express' })).token;
+  token = (await createToken(t.owner, { name: `auth-test-${process.pid}` })).token;
+  scoped = (await createToken(t.owner, { name: `auth-test-scoped-${process.pid}`, company: '100%_Express' })).token;
   await t.tokens!.refresh();
 });
 afterAll(() => t.close());
@@ -75,13 +75,13 @@ describe('API tokens', () => {
   });
 
   it('refuses a revoked token and an expired one', async () => {
-    const { token: doomed } = await createToken(t.pool, { name: `auth-test-revoked-${process.pid}` });
-    const { token: expired, id } = await createToken(t.pool, { name: `auth-test-expired-${process.pid}`, expiresInDays: 1 });
+    const { token: doomed } = await createToken(t.owner, { name: `auth-test-revoked-${process.pid}` });
+    const { token: expired, id } = await createToken(t.owner, { name: `auth-test-expired-${process.pid}`, expiresInDays: 1 });
     await t.tokens!.refresh();
     await get('/v2/questioner', doomed).expect(200);
     await get('/v2/questioner', expired).expect(200);
-    expect(await revokeToken(t.pool, `auth-test-revoked-${process.pid}`)).toBe(1);
-    await t.pool.query("UPDATE access.api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", [id]);
+    expect(await revokeToken(t.owner, `auth-test-revoked-${process.pid}`)).toBe(1);
+    await t.owner.query("UPDATE access.api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", [id]);
     await t.tokens!.refresh();
     expectProblem(await get('/v2/questioner', doomed), 401);
     expectProblem(await get('/v2/questioner', expired), 401);
@@ -106,7 +106,7 @@ describe('rate limits', () => {
   it('answers 429 with Retry-After once a token passes its limit', async () => {
     const limited = await testAppWithAuth('fixture', { API_RATE_LIMIT_PER_MINUTE: '3' });
     try {
-      const { token: own } = await createToken(limited.pool, { name: `auth-test-limit-${process.pid}` });
+      const { token: own } = await createToken(limited.owner, { name: `auth-test-limit-${process.pid}` });
       await limited.tokens!.refresh();
       for (let i = 0; i < 3; i++) {
         await request(limited.app).get('/v2/questioner').set('Authorization', `Bearer ${own}`).expect(200);

@@ -39,7 +39,7 @@ describe('CORS_ORIGINS set', () => {
   let token: string;
   beforeAll(async () => {
     t = await testAppWithAuth('fixture', { CORS_ORIGINS: `${APP_ORIGIN}, http://127.0.0.1:9` });
-    token = (await createToken(t.pool, { name: `cors-test-${process.pid}` })).token;
+    token = (await createToken(t.owner, { name: `cors-test-${process.pid}` })).token;
     await t.tokens!.refresh();
   });
   afterAll(() => t.close());
@@ -123,7 +123,7 @@ describe('a page of another origin in Chromium', () => {
     const browser = await launchChromium();
     const servers = [await serve(allowed.app), await serve(closed.app)];
     try {
-      const { token } = await createToken(allowed.pool, { name: `cors-browser-${process.pid}` });
+      const { token } = await createToken(allowed.owner, { name: `cors-browser-${process.pid}` });
       await allowed.tokens!.refresh();
       await closed.tokens!.refresh();
       const tab = await browser.newPage();

@@ -92,7 +92,7 @@ async function handleSome(client: pg.ClientBase, n: number) {
 
 describe('exact counts of Needs attention by rule and 3PL', () => {
   it('equal the rules’ rows per 3PL and in all, today and at past days, for every rule', async () => {
-    await rolledBack(demo.pool, async (client) => {
+    await rolledBack(demo.owner, async (client) => {
       for (const day of DAYS) {
         const q = query(day);
         const expected = await listed(client, q);
@@ -113,7 +113,7 @@ describe('exact counts of Needs attention by rule and 3PL', () => {
     // session's day (TIME_ZONE; the start aligns the two): a branch of kept_rule_rider_docs that dates
     // its days in UTC agrees with its rows only on the days no check or item fell between the two midnights.
     const lastWeeks = Array.from({ length: 56 }, (_, i) => new Date(DEMO_ANCHOR - i * 86_400_000).toISOString().slice(0, 10));
-    await rolledBack(demo.pool, async (client) => {
+    await rolledBack(demo.owner, async (client) => {
       await client.query(`SELECT rider_list_set_zone('Asia/Tokyo')`);
       await client.query(`SET LOCAL TimeZone = 'Asia/Tokyo'`);
       for (const day of [null, ...lastWeeks]) {
@@ -124,7 +124,7 @@ describe('exact counts of Needs attention by rule and 3PL', () => {
   });
 
   it('leave out the rows marked handled, and only those, as the lists do', async () => {
-    await rolledBack(demo.pool, async (client) => {
+    await rolledBack(demo.owner, async (client) => {
       const before = await counted(client, query(null));
       await handleSome(client, 10);
       for (const day of DAYS) {
@@ -138,7 +138,7 @@ describe('exact counts of Needs attention by rule and 3PL', () => {
   });
 
   it('follow the data as it changes, once the change log is applied', async () => {
-    await rolledBack(demo.pool, async (client) => {
+    await rolledBack(demo.owner, async (client) => {
       const { rows } = await client.query(`SELECT id, company_id FROM riders ORDER BY id LIMIT 3`);
       const [a, b, c] = rows;
       const { rows: other } = await client.query(`SELECT id FROM companies WHERE id <> $1 ORDER BY id LIMIT 1`, [a.company_id]);
@@ -165,7 +165,7 @@ describe('exact counts of Needs attention by rule and 3PL', () => {
   });
 
   it('of one 3PL: a scoped supervisor’s, or the one a lead names, equal that 3PL’s rows', async () => {
-    await rolledBack(demo.pool, async (client) => {
+    await rolledBack(demo.owner, async (client) => {
       const { rows } = await client.query(`SELECT id::text, name FROM companies ORDER BY id LIMIT 2`);
       for (const day of [null, daysAgo(45)]) {
         const scoped = await counted(client, query(day, { company_id: rows[0].id }));
@@ -177,7 +177,7 @@ describe('exact counts of Needs attention by rule and 3PL', () => {
   });
 
   it('are the rule lists’ totals, exact, unless the rows are narrowed by their owner (then counted)', async () => {
-    await rolledBack(demo.pool, async (client) => {
+    await rolledBack(demo.owner, async (client) => {
       const run = runner(client);
       const [{ name }] = (await client.query('SELECT name FROM companies ORDER BY id LIMIT 1')).rows;
       for (const list of ruleListResources(DEFAULT_ATTENTION)) {
@@ -195,7 +195,7 @@ describe('exact counts of Needs attention by rule and 3PL', () => {
 
   it('are not given for thresholds the kept days were not written for', async () => {
     const other = { ...query(null), settings: { ...DEFAULT_ATTENTION, uncheckedDays: 30 } };
-    await rolledBack(demo.pool, async (client) => {
+    await rolledBack(demo.owner, async (client) => {
       expect(await countTable(runner(client), RULES, other)).toBeUndefined();
       await client.query('SELECT kept_rules_set(2, 30)');
       const table = await countTable(runner(client), RULES, other);

@@ -20,9 +20,9 @@ const password = 'handling-pass-123';
 
 beforeAll(async () => {
   t = await testAppWithAuth('handling');
-  await createSupervisor(t.pool, { username: 'lead-a', password });
-  await createSupervisor(t.pool, { username: 'lead-b', password });
-  await createSupervisor(t.pool, { username: 'swift-lead', password, company: 'Swift & Co' });
+  await createSupervisor(t.owner, { username: 'lead-a', password });
+  await createSupervisor(t.owner, { username: 'lead-b', password });
+  await createSupervisor(t.owner, { username: 'swift-lead', password, company: 'Swift & Co' });
   await addAttentionRows(t);
   const { rows } = await t.pool.query(
     `SELECT to_char(current_date, 'YYYY-MM-DD') AS today, to_char(current_date + 1, 'YYYY-MM-DD') AS tomorrow,
@@ -86,9 +86,9 @@ describe('marking rows handled', () => {
   it('brings the row back when new evidence arrives (a newer failed check), showing the earlier note', async () => {
     const a = await signIn('lead-a');
     expect((await section(a, 'failing-checks')).ids).not.toContain('105');
-    await t.pool.query(`INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
+    await t.owner.query(`INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
       VALUES (9203, 105, 1, now() - interval '1 hour', true, false, true)`);
-    await applied(t.pool);
+    await applied(t.owner);
     const { rows } = await section(a, 'failing-checks');
     const row = rows.find((r) => r[0] === '105')!;
     expect(row).toBeDefined();
@@ -179,10 +179,10 @@ describe('marking rows handled', () => {
     expect((await markHandled(a, 'overdue-items', '101', 'Exchange booked')).status).toBe(303);
     expect(await overdue()).toEqual([]);
     // A helmet (180 days) assigned 181 days ago: its exchange day was yesterday.
-    await t.pool
+    await t.owner
       .query(`INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type, deleted_at)
       VALUES (1130, 101, 10, 12, now() - interval '182 days', 1, 0, 'assign', NULL)`);
-    await applied(t.pool);
+    await applied(t.owner);
     // The rider is back as one row, with every item past its day: the new one and those the note covered.
     expect(await overdue()).toEqual(['3 items: Helmet / L; Delivery Bag / Large Box; Helmet / L']);
   });
@@ -193,13 +193,13 @@ describe('marking rows handled', () => {
     expect(await losses()).toContain('Swift & Co');
     expect((await markHandled(a, 'losses', '1', 'Asked Swift & Co for the police reports')).status).toBe(303);
     expect(await losses()).not.toContain('Swift & Co');
-    await t.pool.query(`
+    await t.owner.query(`
       INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type, deleted_at) VALUES
         (1140, 101, 20, 21, now() - interval '10 days', 1, 0, 'assign', now()),
         (1141, 101, 20, 21, now(), 1, 0, 'exchange', NULL);
       INSERT INTO product_exchanges (id, old_assignment_id, new_assignment_id, exchanged_at, exchange_type, replacement_type, processed_by)
         VALUES (7202, 1140, 1141, now(), 'Accident', 'Accident', 1);`);
-    await applied(t.pool);
+    await applied(t.owner);
     expect(await losses()).toContain('Swift & Co');
   });
 });
@@ -302,7 +302,7 @@ describe('after a Save', () => {
       .send({ _csrf: csrfToken(html), subject, note: 'Patrol booked', back: '/admin/attention', next: keys[1]!.replace(/^row-/, '') });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`/admin/attention#${keys[1]}`);
-    await t.pool.query(
+    await t.owner.query(
       `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND rule = 'unchecked' AND subject_id = $1`,
       [subject],
     );
@@ -375,7 +375,7 @@ async function noticeBeforeRedirect(base: string): Promise<void> {
     } finally {
       await lock.query('ROLLBACK').catch(() => undefined);
       lock.release();
-      await t.pool.query(
+      await t.owner.query(
         `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND rule = 'unchecked' AND subject_id = $1`,
         [subject],
       );
@@ -402,7 +402,7 @@ describe('notes as a person counts them', () => {
     if (status === 303) {
       const { rows } = await t.pool.query(`SELECT note, id FROM access.attention_handled ORDER BY id DESC LIMIT 1`);
       expect(rows[0].note).toBe(note.replace(/\r\n/g, '\n'));
-      await t.pool.query(`UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE id = $1`, [rows[0].id]);
+      await t.owner.query(`UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE id = $1`, [rows[0].id]);
       return;
     }
     expect(await handledCount()).toBe(before);
@@ -523,7 +523,7 @@ describe('handling many at once', () => {
       .type('form')
       .send({ _csrf: csrfToken(html), back: '/admin/attention/unchecked', ...fields });
   const undoAll = () =>
-    t.pool.query(
+    t.owner.query(
       `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND superseded_at IS NULL AND rule = 'unchecked'`,
     );
 
@@ -629,7 +629,7 @@ describe('giving rows to a supervisor', () => {
       .send({ _csrf: csrfToken(html), back: '/admin/attention/unchecked', ...fields });
 
   it('gives ticked rows to a supervisor, shown on the rows, with Mine and Unassigned views; a handling keeps whom', async () => {
-    await t.pool.query(
+    await t.owner.query(
       `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND superseded_at IS NULL AND rule = 'unchecked'`,
     );
     const a = await signIn('lead-a');
@@ -667,14 +667,14 @@ describe('giving rows to a supervisor', () => {
     // Taken back: given to nobody.
     await give(a, after.html, { which: 'ticked', subjects: [ticked[1]], assignee: '' }).expect(303);
     expect((await list(a)).rows.find((row) => row.id === ticked[1])!.owner).toBe('–');
-    await t.pool.query(
+    await t.owner.query(
       `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND superseded_at IS NULL AND rule = 'unchecked'`,
     );
-    await t.pool.query(`DELETE FROM access.attention_owners`);
+    await t.owner.query(`DELETE FROM access.attention_owners`);
   });
 
   it('on a list narrowed to whom its rows were given, "all the rows the filters select" are those rows only', async () => {
-    await t.pool.query(
+    await t.owner.query(
       `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND superseded_at IS NULL AND rule = 'unchecked'`,
     );
     const a = await signIn('lead-a');
@@ -699,10 +699,10 @@ describe('giving rows to a supervisor', () => {
     );
     expect(owned.find((row) => row.id === everyone[0])).toEqual({ id: everyone[0], username: 'lead-b' });
     expect(owned.filter((row) => row.username === 'lead-a').length).toBe(everyone.length - 1); // all but lead-b's
-    await t.pool.query(
+    await t.owner.query(
       `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND rule = 'unchecked'`,
     );
-    await t.pool.query(`DELETE FROM access.attention_owners`);
+    await t.owner.query(`DELETE FROM access.attention_owners`);
   });
 
   it('a supervisor of one 3PL gives its rows only, and only to those who see that 3PL', async () => {
@@ -712,7 +712,7 @@ describe('giving rows to a supervisor', () => {
       .querySelectorAll('select#batch-assignee option')
       .map((o) => o.getAttribute('value'));
     expect(options).toEqual(['', 'lead-a', 'lead-b', 'swift-lead']);
-    await t.pool.query(
+    await t.owner.query(
       `INSERT INTO access.supervisors (username, password_hash, company_id) SELECT 'express-lead', 'x', id FROM companies WHERE name = '100%_Express'`,
     );
     const refused = await give(scoped, html, { which: 'all', assignee: 'express-lead' });
@@ -724,6 +724,6 @@ describe('giving rows to a supervisor', () => {
          JOIN riders r ON r.id = o.subject_id JOIN companies c ON c.id = r.company_id`,
     );
     expect(given[0]).toEqual({ n: rows.length, other: 0 });
-    await t.pool.query(`DELETE FROM access.attention_owners; DELETE FROM access.supervisors WHERE username = 'express-lead'`);
+    await t.owner.query(`DELETE FROM access.attention_owners; DELETE FROM access.supervisors WHERE username = 'express-lead'`);
   });
 });

@@ -12,7 +12,7 @@ let t: TestApp;
 let a: Agent;
 beforeAll(async () => {
   t = await testAppWithAuth('attentionItems');
-  await createSupervisor(t.pool, { username: 'items-lead', password: 'items-pass-1234' });
+  await createSupervisor(t.owner, { username: 'items-lead', password: 'items-pass-1234' });
   a = await signIn(t, 'items-lead', 'items-pass-1234');
 });
 afterAll(() => t.close());

@@ -81,11 +81,11 @@ describe('kept attention and overview data', () => {
       ['every check truncated', 'TRUNCATE patrol_checks CASCADE'],
       ['every assignment truncated', 'TRUNCATE assignments CASCADE'],
     ];
-    await expectKeptAfterEach(fixture.pool, KEPT, steps);
+    await expectKeptAfterEach(fixture.owner, KEPT, steps);
   });
 
   it('moves a rider in and out of the failing and unchecked rules, and an item out of the overdue one', async () => {
-    await rolledBack(fixture.pool, async (client) => {
+    await rolledBack(fixture.owner, async (client) => {
       const asOf = '2025-03-31';
       const check = (id: number, day: string, passed: boolean) =>
         client.query(`INSERT INTO patrol_checks VALUES ($1, 107, 1, $2, $3, true, true)`, [id, `${day} 08:00+00`, passed]);

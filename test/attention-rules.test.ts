@@ -18,7 +18,7 @@ const password = 'rules-pass-123';
 
 beforeAll(async () => {
   t = await testAppWithAuth('rules');
-  await createSupervisor(t.pool, { username: 'lead', password });
+  await createSupervisor(t.owner, { username: 'lead', password });
   await addAttentionRows(t);
   lead = await signIn(t, 'lead', password);
 });

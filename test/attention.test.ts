@@ -17,7 +17,7 @@ import { applied } from './support/rolled-back';
 let t: TestApp;
 beforeAll(async () => {
   t = testApp('attention');
-  await t.pool.query(`
+  await t.owner.query(`
     -- failing checks: rider 105's last two checks failed (sticker, then ID): listed.
     -- Rider 106 failed, then passed; rider 104's one check (9003) failed alone: not listed.
     INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid) VALUES
@@ -42,7 +42,7 @@ beforeAll(async () => {
       (7101, 1021, 1022, '2025-01-15 10:00:00+00', 'Lost item', 'Lost', 1),
       (7102, 1023, 1024, '2025-01-20 10:00:00+00', 'Lost item', 'Lost', 1);
   `);
-  await applied(t.pool);
+  await applied(t.owner);
 });
 afterAll(() => t.close());
 
@@ -206,9 +206,9 @@ describe('the counts are fresh', () => {
   it('shows a check written a moment ago at the next visit, on the home page and on the page', async () => {
     expect(await homeCounts()).toEqual([1, 4, 2, 5]);
     // Rider 106 failed, then passed; two more failures put them back among the failing riders.
-    await t.pool.query(`INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid) VALUES
+    await t.owner.query(`INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid) VALUES
       (9190, 106, 1, '2025-01-25 08:00:00+00', false, true, true), (9191, 106, 1, '2025-01-26 08:00:00+00', true, false, true)`);
-    await applied(t.pool);
+    await applied(t.owner);
     try {
       expect(await homeCounts()).toEqual([2, 4, 2, 5]);
       expect(section(await page(t.app), 'failing-checks').rows.map((row) => row.slice(0, 1).concat(row.slice(3)))).toEqual([
@@ -216,8 +216,8 @@ describe('the counts are fresh', () => {
         ['105', '2025-01-20', '2025-01-10', 'ID'],
       ]);
     } finally {
-      await t.pool.query('DELETE FROM patrol_checks WHERE id IN (9190, 9191)');
-      await applied(t.pool);
+      await t.owner.query('DELETE FROM patrol_checks WHERE id IN (9190, 9191)');
+      await applied(t.owner);
     }
     expect(await homeCounts()).toEqual([1, 4, 2, 5]);
   });

@@ -17,7 +17,7 @@ const drift = `SELECT count(*)::int AS n
   FULL JOIN patrol_check_questioner_docs d ON d.check_id = s.check_id
  WHERE s.doc::text IS DISTINCT FROM d.doc::text`;
 
-const inTransaction = (work: (client: PoolClient) => Promise<void>) => rolledBack(apps.fixture.pool, work);
+const inTransaction = (work: (client: PoolClient) => Promise<void>) => rolledBack(apps.fixture.owner, work);
 
 const stored = async (client: PoolClient, checkId: number) =>
   (await applied(client), await client.query('SELECT doc FROM patrol_check_questioners WHERE check_id = $1', [checkId])).rows[0]?.doc;
@@ -100,9 +100,9 @@ describe('stored Questioner arrays', () => {
 
   it('are kept right for a role that may write answers but only read the stored arrays', async () => {
     const role = `rider_equipment_writer_${process.env.TEST_RUN_ID}`;
-    await apps.fixture.pool.query(`DROP ROLE IF EXISTS ${role}`);
-    await apps.fixture.pool.query(`CREATE ROLE ${role} LOGIN PASSWORD 'writer-secret'`);
-    await apps.fixture.pool.query(
+    await apps.fixture.owner.query(`DROP ROLE IF EXISTS ${role}`);
+    await apps.fixture.owner.query(`CREATE ROLE ${role} LOGIN PASSWORD 'writer-secret'`);
+    await apps.fixture.owner.query(
       `GRANT SELECT, INSERT, UPDATE, DELETE ON patrol_check_answers TO ${role}; GRANT SELECT ON questions, patrol_check_questioners TO ${role}`,
     );
     const url = new URL(databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases().questioners));
@@ -120,8 +120,8 @@ describe('stored Questioner arrays', () => {
       await writer.query('ROLLBACK');
     } finally {
       await writer.end();
-      await apps.fixture.pool.query(`DROP OWNED BY ${role}`);
-      await apps.fixture.pool.query(`DROP ROLE ${role}`);
+      await apps.fixture.owner.query(`DROP OWNED BY ${role}`);
+      await apps.fixture.owner.query(`DROP ROLE ${role}`);
     }
   });
 });

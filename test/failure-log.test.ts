@@ -37,7 +37,7 @@ describe('a stopped primary, with the rate limits in PostgreSQL', () => {
   afterAll(() => live.close());
 
   it('logs a few lines a second for hundreds of failed requests, each one line, and every request counted', async () => {
-    const { token } = await createToken(live.pool, { name: `failure-log-${process.pid}` });
+    const { token } = await createToken(live.owner, { name: `failure-log-${process.pid}` });
     const config = loadConfig({ NODE_ENV: 'test', AUTH: 'on', RATE_LIMIT_STORE: 'postgres', DB_ACQUIRE_TIMEOUT_MS: '1000' });
     const lines: string[] = [];
     const log = (line: string) => lines.push(line);

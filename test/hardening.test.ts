@@ -74,7 +74,7 @@ describe('no input to an admin form makes a 500', () => {
   beforeAll(async () => {
     await useDatabase('readOnly');
     app = await testAppWithAuth('readOnly', { NOTES_PER_MINUTE: '100000' });
-    await createSupervisor(app.pool, { username: 'fi-lead', password: PASSWORD });
+    await createSupervisor(app.owner, { username: 'fi-lead', password: PASSWORD });
   });
   afterAll(() => app.close());
 
@@ -145,7 +145,7 @@ describe('a form posted from another site', () => {
   beforeAll(async () => {
     await useDatabase('readOnly');
     app = await testAppWithAuth('readOnly');
-    await createSupervisor(app.pool, { username: 'xs-lead', password: PASSWORD });
+    await createSupervisor(app.owner, { username: 'xs-lead', password: PASSWORD });
   });
   afterAll(() => app.close());
 
@@ -204,7 +204,7 @@ describe('notes within bounds', () => {
   beforeAll(async () => {
     await useDatabase('readOnly');
     app = await testAppWithAuth('readOnly', { NOTES_PER_MINUTE: '3' });
-    await createSupervisor(app.pool, { username: 'nb-lead', password: PASSWORD });
+    await createSupervisor(app.owner, { username: 'nb-lead', password: PASSWORD });
   });
   afterAll(() => app.close());
 
@@ -223,7 +223,7 @@ describe('notes within bounds', () => {
 
   it('a rider page shows the newest 20 notes, and the older ones a page further', async () => {
     const [{ id: by }] = (await app.pool.query(`SELECT id FROM access.supervisors WHERE username = 'nb-lead'`)).rows;
-    await app.pool.query(
+    await app.owner.query(
       `INSERT INTO access.attention_handled (rule, subject_id, evidence_at, note, handled_by, undone_at, undone_by)
        SELECT 'unchecked', 101, now(), 'note ' || g, $1, now(), $1 FROM generate_series(1, 25) g`,
       [by],
@@ -249,7 +249,7 @@ describe('a primary that refuses changes', () => {
   beforeAll(async () => {
     await useDatabase('readOnly');
     ro = await testAppWithAuth('readOnly');
-    await createSupervisor(ro.pool, { username: 'ro-lead', password: PASSWORD });
+    await createSupervisor(ro.owner, { username: 'ro-lead', password: PASSWORD });
     await addAttentionRows(ro); // rider 107, never checked and holding a helmet: a row to handle
     admin = new pg.Client(process.env.TEST_ADMIN_URL);
     await admin.connect();

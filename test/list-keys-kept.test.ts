@@ -101,12 +101,12 @@ describe('the rider, 3PL and items kept on list rows', () => {
       ['every check truncated', 'TRUNCATE patrol_checks CASCADE'],
       ['every assignment truncated', 'TRUNCATE assignments CASCADE'],
     ];
-    await expectKeptAfterEach(fixture.pool, KEPT, steps);
+    await expectKeptAfterEach(fixture.owner, KEPT, steps);
   });
 
   it('moves a rider with everything of theirs for a writer who may change riders and nothing else', async () => {
     const role = `rider_equipment_rider_writer_${process.env.TEST_RUN_ID}`;
-    await rolledBack(fixture.pool, async (client) => {
+    await rolledBack(fixture.owner, async (client) => {
       await client.query(`CREATE ROLE ${role} NOLOGIN`);
       await client.query(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}; GRANT UPDATE ON riders TO ${role}`);
       await client.query(`SET LOCAL ROLE ${role}`);

@@ -80,7 +80,7 @@ describe('GET /v2/openapi.json', () => {
       expect(Object.keys(document.components.responses.TooManyRequests.headers)).toEqual(
         expect.arrayContaining(['RateLimit', 'RateLimit-Policy']),
       );
-      const { token } = await createToken(secured.pool, { name: `openapi-test-${process.pid}` });
+      const { token } = await createToken(secured.owner, { name: `openapi-test-${process.pid}` });
       await secured.tokens!.refresh();
       const res = await request(secured.app).get('/v2/questioner?country_id=1').set('Authorization', `Bearer ${token}`).expect(200);
       expect(res.headers.ratelimit).toMatch(/^limit=\d+, remaining=\d+, reset=\d+$/);

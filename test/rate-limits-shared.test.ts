@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 async function newToken(name: string): Promise<{ token: string; id: string }> {
-  const made = await createToken(one.pool, { name: `${name}-${process.pid}` });
+  const made = await createToken(one.owner, { name: `${name}-${process.pid}` });
   await Promise.all([one.tokens!.refresh(), two.tokens!.refresh()]);
   return made;
 }

@@ -16,6 +16,8 @@ jest.setTimeout(90000);
 
 const DATABASE = 'freshness';
 const MAX_LAG_MS = 1000;
+/** Runs of the paused-standby scenario, until one finds the standby in the rotation at its pause. */
+const ATTEMPTS = 3;
 // Checked well within the bound, as with the defaults (2 s and 30 s): a reading is renewed before it ages out.
 const CHECK_MS = 250;
 let dir: string;
@@ -112,72 +114,82 @@ describe('a paused standby behind two workers', () => {
           what: 'the standby in the rotation',
         });
 
-        await onStandby('SELECT pg_wal_replay_pause()');
-        await primarySql.query("UPDATE riders SET name = 'Renamed Rider' WHERE id = 101");
-        const committed = Date.now();
-
-        // Meanwhile, every 200 ms, what the standby itself says and what a check of its lag finds: a
-        // failure's message then tells whether the stale answers came from a standby the checks judged fresh.
-        const window = MAX_LAG_MS + 4 * CHECK_MS + 500;
-        const probes: string[] = [];
-        const probing = (async () => {
-          while (Date.now() - committed < window) {
-            const at = Date.now() - committed;
-            const [own, lag] = await Promise.all([
-              onStandby(
-                `SELECT pg_get_wal_replay_pause_state() AS pause, pg_last_wal_replay_lsn()::text AS replayed,
-                        round(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000) AS since_commit,
-                        (SELECT name FROM riders WHERE id = 101) AS name`,
-              ).then(
-                (r) => r.rows[0],
-                (e: Error) => ({ error: e.message }),
-              ),
-              measureLag(standby.url(DATABASE), MAX_LAG_MS, primary.url(DATABASE)).catch((e: Error) => e.message),
-            ]);
-            probes.push(`+${at} ${JSON.stringify(own)} check=${lag}`);
-            await new Promise((resolve) => setTimeout(resolve, 200));
+        // The scenario needs the standby in the rotation when its replay pauses. On a loaded machine a
+        // check may find it past the bound before the first read (behind by the load alone), so that no
+        // read is stale: then the scenario runs again, up to ATTEMPTS times. Whatever the load, no
+        // attempt may serve a read older than the bound, nor a change undone.
+        let verdict: { served: boolean; oldest: boolean; undone: number } | undefined;
+        const stories: unknown[] = [];
+        for (let attempt = 1; attempt <= ATTEMPTS && !verdict?.served; attempt++) {
+          if (attempt > 1) {
+            await onStandby('SELECT pg_wal_replay_resume()');
+            await eventually(async () => (await inRotation()) && (await inRotation()), {
+              ms: 15000,
+              what: 'the standby back in the rotation',
+            });
           }
-        })();
+          const renamed = `Renamed Rider ${attempt}`;
+          await onStandby('SELECT pg_wal_replay_pause()');
+          await primarySql.query('UPDATE riders SET name = $1 WHERE id = 101', [renamed]);
+          const committed = Date.now();
 
-        // One client reading its rider again and again, each time on a new connection (either worker).
-        const seen: Array<{ sent: number; fresh: boolean }> = [];
-        while (Date.now() - committed < window) {
-          const sent = Date.now();
-          const body = await getText(`${base}/v2/patrollerchecks?rider_id=101`);
-          expect(body).toMatch(/Ahmed Khan|Renamed Rider/);
-          seen.push({ sent, fresh: body.includes('Renamed Rider') });
+          // Meanwhile, every 200 ms, what the standby itself says and what a check of its lag finds: a
+          // failure's message then tells whether the stale answers came from a standby the checks judged fresh.
+          const window = MAX_LAG_MS + 4 * CHECK_MS + 500;
+          const probes: string[] = [];
+          const probing = (async () => {
+            while (Date.now() - committed < window) {
+              const at = Date.now() - committed;
+              const [own, lag] = await Promise.all([
+                onStandby(
+                  `SELECT pg_get_wal_replay_pause_state() AS pause, pg_last_wal_replay_lsn()::text AS replayed,
+                          round(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000) AS since_commit,
+                          (SELECT name FROM riders WHERE id = 101) AS name`,
+                ).then(
+                  (r) => r.rows[0],
+                  (e: Error) => ({ error: e.message }),
+                ),
+                measureLag(standby.url(DATABASE), MAX_LAG_MS, primary.url(DATABASE)).catch((e: Error) => e.message),
+              ]);
+              probes.push(`+${at} ${JSON.stringify(own)} check=${lag}`);
+              await new Promise((resolve) => setTimeout(resolve, 200));
+            }
+          })();
+
+          // One client reading its rider again and again, each time on a new connection (either worker).
+          const seen: Array<{ sent: number; fresh: boolean }> = [];
+          while (Date.now() - committed < window) {
+            const sent = Date.now();
+            const body = await getText(`${base}/v2/patrollerchecks?rider_id=101`);
+            expect(body).toMatch(/Ahmed Khan|Renamed Rider/);
+            seen.push({ sent, fresh: body.includes(renamed) });
+          }
+          await probing;
+          const stale = seen.filter((read) => !read.fresh);
+          const oldest = Math.max(0, ...stale.map((read) => read.sent - committed));
+          const undone = seen.filter((read, i) => !read.fresh && seen.slice(0, i).some((earlier) => earlier.fresh)).length;
+          // What was answered when, as runs of stale (S) and fresh (F) reads by ms after the commit, for a failure's message.
+          const runs = seen
+            .filter((read, i) => i === 0 || read.fresh !== seen[i - 1].fresh)
+            .map((read) => `${read.fresh ? 'F' : 'S'}@${read.sent - committed}`)
+            .join(' ');
+          // The standby did serve reads while paused, within the bound, and none begun later than
+          // REPLICA_MAX_LAG_MS after the commit; once the new name is seen, no worker answers the old one again.
+          verdict = { served: stale.length > 0, oldest: oldest <= MAX_LAG_MS, undone };
+          stories.push({
+            attempt,
+            ...verdict,
+            runs,
+            probes,
+            log: output()
+              .split('\n')
+              .filter((line) => line.includes('rotation')),
+          });
+          // Every attempt: nothing older than the bound, nothing undone (the story in the diff otherwise).
+          expect(verdict.oldest && undone === 0 ? { oldest: true, undone: 0 } : stories).toEqual({ oldest: true, undone: 0 });
+          expect(seen[seen.length - 1].fresh).toBe(true);
         }
-        await probing;
-        const stale = seen.filter((read) => !read.fresh);
-        const oldest = Math.max(0, ...stale.map((read) => read.sent - committed));
-        const undone = seen.filter((read, i) => !read.fresh && seen.slice(0, i).some((earlier) => earlier.fresh)).length;
-        // What was answered when, as runs of stale (S) and fresh (F) reads by ms after the commit, for a failure's message.
-        const runs = seen
-          .filter((read, i) => i === 0 || read.fresh !== seen[i - 1].fresh)
-          .map((read) => `${read.fresh ? 'F' : 'S'}@${read.sent - committed}`)
-          .join(' ');
-        // The standby did serve reads while paused, within the bound, and none begun later than
-        // REPLICA_MAX_LAG_MS after the commit; once the new name is seen, no worker answers the old one again.
-        const verdict = { served: stale.length > 0, oldest: oldest <= MAX_LAG_MS, undone };
-        const held = verdict.served && verdict.oldest && undone === 0;
-        // On failure, the story in the diff: the reads, and what the supervisor logged of the standby.
-        expect(
-          held
-            ? verdict
-            : {
-                ...verdict,
-                runs,
-                probes,
-                log: output()
-                  .split('\n')
-                  .filter((line) => line.includes('rotation')),
-              },
-        ).toEqual({
-          served: true,
-          oldest: true,
-          undone: 0,
-        });
-        expect(seen[seen.length - 1].fresh).toBe(true);
+        expect(verdict?.served ? true : stories).toBe(true);
       } finally {
         writing = false;
         await heartbeat;

@@ -253,7 +253,7 @@ describe('reports under sign-in', () => {
   const username = `reports-swift-${process.env.TEST_RUN_ID}`;
   beforeAll(async () => {
     s = await testAppWithAuth('fixture', { SIGN_IN_FAILURES_PER_15_MINUTES: '1000' });
-    await createSupervisor(s.pool, { username, password, company: 'Swift & Co' });
+    await createSupervisor(s.owner, { username, password, company: 'Swift & Co' });
   });
   afterAll(() => s.close());
 

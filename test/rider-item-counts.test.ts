@@ -25,7 +25,7 @@ describe('rider item counts', () => {
   });
 
   it('follow inserts, returns, moves between riders and deletes', async () => {
-    const client = await apps.fixture.pool.connect();
+    const client = await apps.fixture.owner.connect();
     const counts = async (id: number) =>
       (await applied(client), await client.query('SELECT active_items, returned_items FROM riders WHERE id = $1', [id])).rows[0];
     try {

@@ -53,7 +53,7 @@ describe('kept rider list data', () => {
   });
 
   it('follows every kind of change to riders, assignments, products, variations, 3PLs and countries', async () => {
-    const client = await apps.fixture.pool.connect();
+    const client = await apps.fixture.owner.connect();
     const steps: Array<[string, string]> = [
       [
         'a first item for a rider with none',
@@ -106,7 +106,7 @@ describe('kept rider list data', () => {
   });
 
   it('rebuilds every entry for another time zone, and refuses an unknown one', async () => {
-    const client = await apps.fixture.pool.connect();
+    const client = await apps.fixture.owner.connect();
     try {
       await client.query('BEGIN');
       const before = (

@@ -42,7 +42,7 @@ async function everyRiderRead(client: pg.ClientBase | pg.Pool, term: string, lim
 
 describe('finding riders by name', () => {
   it('ignores letter case, runs of spaces and accents, in the name and in the term', async () => {
-    await rolledBack(t.pool, async (client) => {
+    await rolledBack(t.owner, async (client) => {
       await client.query(`INSERT INTO riders (id, name, company_id, country_id) VALUES
         (90001, 'José  Álvarez', 1, 1), (90002, 'Zoë Ørsted', 1, 1), (90003, 'Jose Alvarado', 1, 1)`);
       await applied(client);
@@ -59,7 +59,7 @@ describe('finding riders by name', () => {
   });
 
   it('finds a name written surname first, with or without a comma', async () => {
-    await rolledBack(t.pool, async (client) => {
+    await rolledBack(t.owner, async (client) => {
       await client.query(
         `INSERT INTO riders (id, name, company_id, country_id) VALUES (90004, 'Reem Malik', 1, 1), (90005, 'Reem Hassan', 1, 1)`,
       );
@@ -75,7 +75,7 @@ describe('finding riders by name', () => {
   });
 
   it('finds by words of one letter only, in the name index order', async () => {
-    await rolledBack(t.pool, async (client) => {
+    await rolledBack(t.owner, async (client) => {
       await client.query(`INSERT INTO riders (id, name, company_id, country_id) VALUES (90006, 'Q X', 1, 1), (90007, 'X Q', 1, 1)`);
       await applied(client);
       expect(await namesOf(client)('x q')).toEqual(['Q X', 'X Q']);
@@ -89,7 +89,7 @@ describe('finding riders by name', () => {
   });
 
   it('reads one bigram of the kept names in their order, stopping at the page, without a sort', async () => {
-    await rolledBack(demo.pool, async (client) => {
+    await rolledBack(demo.owner, async (client) => {
       // The demo's few hundred riders could be read whole and sorted: without those paths, the kept
       // bigrams' index gives the name order (the plans at fleet size are in docs/ADMIN-BENCHMARKS.md).
       await client.query('SET LOCAL enable_seqscan = off');
@@ -146,12 +146,12 @@ describe('finding riders by name', () => {
 
 describe('the kept bigrams of the riders names (migration 025)', () => {
   it('equal their definition after the bulk load of the demo data', async () => {
-    expect(await keptDrift(demo.pool, KEPT)).toEqual(noDrift(KEPT));
+    expect(await keptDrift(demo.owner, KEPT)).toEqual(noDrift(KEPT));
     expect((await demo.pool.query('SELECT count(*)::int AS n FROM kept_rider_name_grams')).rows[0].n).toBeGreaterThan(1000);
   });
 
   it('follow every kind of change to riders', async () => {
-    await expectKeptAfterEach(t.pool, KEPT, [
+    await expectKeptAfterEach(t.owner, KEPT, [
       ['riders inserted', `INSERT INTO riders (id, name, company_id, country_id) VALUES (91001, 'Omar Ali', 1, 1), (91002, 'Li', 2, 1)`],
       ['a rider renamed', `UPDATE riders SET name = 'Omar  ÁLI-Hassan' WHERE id = 91001`],
       ['a rider renamed to a name of one letter', `UPDATE riders SET name = 'O' WHERE id = 91001`],

@@ -18,7 +18,7 @@ afterAll(() => t.close());
 const get = (token: string) => request(t.app).get('/v2/questioner').set('authorization', `Bearer ${token}`);
 
 it('admits a token created after the last reload on its first request, without spending a failure', async () => {
-  const { token } = await createToken(t.pool, { name: `lookup-${process.pid}` });
+  const { token } = await createToken(t.owner, { name: `lookup-${process.pid}` });
   const first = await get(token).expect(200);
   expect(first.headers['ratelimit']).toBeDefined();
   const before = lookups();
@@ -36,8 +36,8 @@ it('refuses an unknown token with one lookup, then from memory', async () => {
 
 it('refuses a revoked token that the cache has not seen', async () => {
   const name = `lookup-revoked-${process.pid}`;
-  const { token } = await createToken(t.pool, { name });
-  await revokeToken(t.pool, name);
+  const { token } = await createToken(t.owner, { name });
+  await revokeToken(t.owner, name);
   expectProblem(await get(token), 401);
 });
 

@@ -22,17 +22,17 @@ export interface SignInCsrf {
   clear(req: Request, res: Response): void;
 }
 
-/** The cookie's value, read from the header (the admin has no cookie parser; express-session reads its own). */
-function cookieOf(req: Request): string | undefined {
+/** A cookie's value, read from the header (the admin has no cookie parser; express-session reads its own). */
+export function cookieOf(req: Request, name = COOKIE): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === COOKIE) return part.slice(at + 1).trim();
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
   }
   return undefined;
 }
 
 /** Equal texts, compared in constant time: by their bytes (a text of one length may have bytes of another). */
-function sameText(a: string, b: string): boolean {
+export function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && crypto.timingSafeEqual(x, y);

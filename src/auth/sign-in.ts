@@ -7,6 +7,7 @@ import session from 'express-session';
 import type { Config } from '../config';
 import type { Pool } from '../db/pool';
 import { rateLimitStores } from './rate-limit-store';
+import { knownBrowsers } from './known-browsers';
 import { signInCsrf } from './sign-in-csrf';
 import { authenticate, stillActive, type Supervisor } from './supervisors';
 import { ADMIN, links } from '../html/links';
@@ -139,11 +140,18 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
         return showForm(req, res, 429, `Too many failed sign-ins. Try again in ${Math.ceil(seconds / 60)} minutes.`);
       },
     });
-  // Per address: one guesser cannot try many accounts. Per account: many addresses (a botnet, or
-  // everyone behind one proxy) cannot try one account without end, while a guesser at one address
-  // no longer locks every supervisor out. The account's window is short, for it is also what an
-  // attacker can use to keep one supervisor out (docs/OPERATIONS.md, SIGN_IN_ACCOUNT_FAILURES_PER_5_MINUTES).
-  const failedSignIns = throttle('sign-in-failures:', 15, config.auth.signInFailures);
+  // Three counts of failures, none of which locks out everyone behind one address (a shared NAT, or a
+  // proxy without TRUST_PROXY): per account from one address, a guesser there keeps only the account
+  // guessed at out; per account from any addresses, many addresses (a botnet) cannot try one account
+  // without end; per address, one guesser cannot try many accounts, but a browser that has signed in as
+  // the account typed (known-browsers.ts) is not held back by it. The account's window is short, for it
+  // is also what an attacker can use to keep one supervisor out (docs/OPERATIONS.md, SIGN_IN_ACCOUNT_FAILURES_PER_5_MINUTES).
+  const known = knownBrowsers(secret, links.signIn());
+  const failedSignIns = throttle('sign-in-failures:', 15, config.auth.signInFailures, (req) => `${req.ip}|${accountOf(req) ?? ''}`);
+  const failedSignInsOfAddress = throttle('sign-in-address-failures:', 15, config.auth.signInAddressFailures, (req) => {
+    const account = accountOf(req);
+    return account !== undefined && known.knows(req, account) ? undefined : req.ip;
+  });
   /**
    * The forms a supervisor posts (a note, a batch, an assignment, an undo), NOTES_PER_MINUTE a minute
    * each, whatever they write: one account cannot fill the notes (and the rider pages that show them)
@@ -201,7 +209,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
       req.query.signed_out === '1' ? 'You are signed out.' : undefined,
     ),
   );
-  router.post('/sign-in', form, signInProtection, failedSignIns, failedSignInsOfAccount, async (req, res) => {
+  router.post('/sign-in', form, signInProtection, failedSignIns, failedSignInsOfAccount, failedSignInsOfAddress, async (req, res) => {
     const { password } = req.body as Record<string, unknown>;
     // Only a name an account may have is looked up (no NUL, which PostgreSQL refuses, nor anything else).
     const username = accountOf(req);
@@ -226,6 +234,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
       throw error;
     }
     signInToken.clear(req, res);
+    known.remember(req, res, supervisor.username);
     res.redirect(303, next);
   });
   router.post(

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const log = (message: string) => console.log(message);
   const database = await openDatabase(config, log, { demo: false });
   try {
-    const applied = await migrateDatabase(database.url);
+    const applied = await migrateDatabase(database.url, { log });
     log(applied.length ? `Applied migrations: ${applied.join(', ')}` : 'The schema is up to date.');
     // Who migrates owns the tables: the kept data is written for this service's settings now.
     await alignKeptSettings(database.url, config, log, true);

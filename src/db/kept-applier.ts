@@ -7,6 +7,7 @@
 // lock gives up after 200 ms and is tried again at the next tick, so a writer never waits on it for long
 // and never deadlocks with it.
 import pg from 'pg';
+import { isDatabaseUnavailable } from '../http/errors';
 import { throttled, type Logger } from '../http/failure-log';
 import { APPLICATION_NAME } from './pool';
 
@@ -119,12 +120,14 @@ export class KeptApplier {
     if (this.stopped) return;
     this.status.lastError = error.message;
     this.status.behindSince ??= new Date();
-    const expected = error.code !== undefined && TRY_AGAIN.has(error.code);
+    // A database restarting (a crash, a failover) ends the connection without a SQLSTATE: "Connection
+    // terminated unexpectedly", then refusals until it is back. The same batch is tried again.
+    const expected = (error.code !== undefined && TRY_AGAIN.has(error.code)) || isDatabaseUnavailable(error);
     if (error.code !== LOCK_NOT_AVAILABLE) this.failures += 1;
     throttled(this.options.log).write(
       `kept applier: ${error.code ?? error.message}`,
       expected
-        ? `kept data: a batch could not be applied now (${error.code} ${error.message}); it stays in kept_changes and is tried again`
+        ? `kept data: a batch could not be applied now (${error.code ? `${error.code} ` : ''}${error.message}); it stays in kept_changes and is tried again`
         : `kept data: kept_apply() failed: ${error.stack ?? error.message}`,
     );
   }

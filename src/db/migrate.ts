@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Knex } from 'knex';
+import { projectRoot } from '../paths';
 import { connectKnex } from './knex';
 import * as schema from '../../db/migrations/20261122_001_schema';
 import * as riderItemCounts from '../../db/migrations/20261122_002_rider_item_counts';
@@ -78,11 +81,37 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
   return applied;
 }
 
-/** Migrates the database at `url` to the latest schema on a connection of its own; returns what it applied. */
-export async function migrateDatabase(url: string): Promise<string[]> {
+/** The role the service connects as in production (docs/OPERATIONS.md, "Database roles"). */
+export const APP_ROLE = 'rider_equipment_app';
+
+/** db/roles/grants.sql, for `role` (the file names APP_ROLE). */
+export function grantsFor(role: string = APP_ROLE): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(role)) throw new Error(`not a plain role name: ${role}`);
+  const sql = fs.readFileSync(path.join(projectRoot, 'db/roles/grants.sql'), 'utf8');
+  return sql.replace(new RegExp(`\\b${APP_ROLE}\\b`, 'g'), role);
+}
+
+export interface MigrateOptions {
+  /** The service's role, granted what db/roles/grants.sql says after the migrations if it exists. */
+  appRole?: string;
+  log?: (message: string) => void;
+}
+
+/**
+ * Migrates the database at `url` to the latest schema on a connection of its own, then grants the
+ * service's role (when the server has it) what it needs of the tables as they now are; returns the
+ * migrations it applied.
+ */
+export async function migrateDatabase(url: string, { appRole = APP_ROLE, log }: MigrateOptions = {}): Promise<string[]> {
   const knex = connectKnex(url);
   try {
-    return await migrateLatest(knex);
+    const applied = await migrateLatest(knex);
+    const { rows } = await knex.raw<{ rows: unknown[] }>('SELECT 1 FROM pg_roles WHERE rolname = ?', [appRole]);
+    if (rows.length) {
+      await knex.transaction((trx) => trx.raw(grantsFor(appRole)));
+      log?.(`Granted ${appRole} what db/roles/grants.sql says`);
+    }
+    return applied;
   } finally {
     await knex.destroy();
   }

@@ -13,7 +13,7 @@ const username = `queue-${process.pid}`;
 const password = 'queue-pass-12345';
 const served = useServedApp(async () => {
   const t = await testAppWithAuth('attentionQueue');
-  await createSupervisor(t.pool, { username, password });
+  await createSupervisor(t.owner, { username, password });
   return t;
 });
 
@@ -118,10 +118,10 @@ describe('Needs attention in a browser, signed in', () => {
 
   it('draws each row as a card on a phone: no sideways scroll, and every label held inside its cell', async () => {
     // Rider 105's last two checks failed, so "Failing patrol checks" has a row with its "Last check failed".
-    await served.t.pool
+    await served.t.owner
       .query(`INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid) VALUES
       (9901, 105, 1, now() - interval '2 days', true, true, false), (9902, 105, 1, now() - interval '1 day', false, true, true)`);
-    await applied(served.t.pool);
+    await applied(served.t.owner);
     const page = await signedIn();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
@@ -195,7 +195,7 @@ describe('Needs attention in a browser, signed in', () => {
     expect(await page.locator('p[role="status"]').innerText()).toBe(`Given to ${username}: 1 row of “Riders not checked lately”.`);
     expect(await page.locator('table.list tbody tr').first().locator('td[data-label="Assigned to"]').innerText()).toBe(username);
     expect(await axeViolations(page)).toEqual([]);
-    await served.t.pool.query(`DELETE FROM access.attention_owners`);
+    await served.t.owner.query(`DELETE FROM access.attention_owners`);
     await page.context().close();
   });
 });

@@ -7,15 +7,21 @@ import { createApp } from '../../src/app';
 import { TokenCache } from '../../src/auth/tokens';
 import { loadConfig, type Config } from '../../src/config';
 import { createPool, type Pool } from '../../src/db/pool';
-import { databaseUrl, testDatabases, useDatabase, type Database } from './databases';
+import { appUrl, databaseUrl, testDatabases, useDatabase, type Database } from './databases';
 import { eventually } from './wait';
 
 export interface TestApp {
   app: Express;
+  /** The service's pools connect as the production role (test/support/databases.ts: TEST_APP_ROLE). */
   pool: Pool;
   streamPool: Pool;
   adminPool: Pool;
   config: Config;
+  /**
+   * The database's owner, for what the test itself sets up: the company's data and the kept data its
+   * systems would write, supervisors and tokens the owner's commands would make.
+   */
+  owner: Pool;
   logs: string[];
   tokens?: TokenCache;
   close: () => Promise<void>;
@@ -43,7 +49,8 @@ function build(
   // Test files share their databases and run side by side, so each app counts its rate limits alone
   // unless a test asks for the shared store (RATE_LIMIT_STORE: 'postgres').
   const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off', RATE_LIMIT_STORE: 'memory', ...env });
-  const url = databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases()[database]);
+  const ownerUrl = databaseUrl(process.env.TEST_ADMIN_URL!, testDatabases()[database]);
+  const url = appUrl(ownerUrl);
   // The run's copy of the database is made now if this is its first use; a failure shows at the first query.
   const ready = useDatabase(database);
   ready.catch(() => undefined);
@@ -52,13 +59,14 @@ function build(
   const pool = after(ready, createPool(url, config, log));
   const streamPool = after(ready, createPool(url, config, log, 'streams'));
   const adminPool = after(ready, createPool(url, config, log, 'admin'));
+  const owner = after(ready, createPool(ownerUrl, config, log));
   const cache = tokens?.(pool, config, log);
   const app = createApp({ pool, streamPool, adminPool, config, log, tokens: cache });
   const close = async () => {
     cache?.stop();
-    await Promise.all([pool.end(), streamPool.end(), adminPool.end()]);
+    await Promise.all([pool.end(), streamPool.end(), adminPool.end(), owner.end()]);
   };
-  return { app, pool, streamPool, adminPool, config, logs, tokens: cache, close };
+  return { app, pool, streamPool, adminPool, config, owner, logs, tokens: cache, close };
 }
 
 /**

@@ -11,7 +11,7 @@ import { applied } from './rolled-back';
  * holds a helmet since 2025 and was never checked. Rider 101's items are past their exchange day.
  */
 export async function addAttentionRows(t: TestApp): Promise<void> {
-  await t.pool.query(`
+  await t.owner.query(`
     INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid) VALUES
       (9201, 105, 1, now() - interval '2 days', true, true, false),
       (9202, 105, 2, now() - interval '1 day', false, true, true);
@@ -22,7 +22,7 @@ export async function addAttentionRows(t: TestApp): Promise<void> {
     INSERT INTO product_exchanges (id, old_assignment_id, new_assignment_id, exchanged_at, exchange_type, replacement_type, processed_by) VALUES
       (7201, 1121, 1122, now() - interval '2 days', 'Lost item', 'Lost', 1);
   `);
-  await applied(t.pool);
+  await applied(t.owner);
 }
 
 export type Agent = ReturnType<typeof request.agent>;

@@ -108,6 +108,39 @@ export function useDatabase(database: Database): Promise<string> {
   return url;
 }
 
+/**
+ * The role the tests' service connects as: what db/roles/grants.sql gives the production role
+ * (rider_equipment_app), under a name of the tests' own, since roles are the whole server's and the
+ * server may be one that also serves a real rider_equipment_app. Made by the global setup; the
+ * templates' migrations grant it (src/db/migrate.ts), and their copies keep the grants.
+ */
+export const TEST_APP_ROLE = 'rider_equipment_test_app';
+const TEST_APP_PASSWORD = 'rider-equipment-test-app';
+
+/** `url` (a test database's, as its owner) as the tests' service connects to it: as TEST_APP_ROLE. */
+export function appUrl(url: string): string {
+  const app = new URL(url);
+  app.username = TEST_APP_ROLE;
+  app.password = TEST_APP_PASSWORD;
+  return app.toString();
+}
+
+/** Makes TEST_APP_ROLE on the server of `adminUrl` unless it is there (a login with only what grants.sql gives). */
+export async function ensureTestAppRole(admin: { query(sql: string): Promise<unknown> }): Promise<void> {
+  try {
+    await admin.query(
+      `DO $$ BEGIN
+         IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${TEST_APP_ROLE}') THEN
+           CREATE ROLE ${TEST_APP_ROLE} LOGIN PASSWORD '${TEST_APP_PASSWORD}' NOSUPERUSER NOCREATEDB NOCREATEROLE;
+         END IF;
+       END $$`,
+    );
+  } catch (error) {
+    // Another run made it at the same moment.
+    if (!['42710', '23505'].includes((error as { code?: string }).code ?? '')) throw error;
+  }
+}
+
 export function databaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

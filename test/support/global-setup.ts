@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { alive, packagedBinaries, startEmbedded, type EmbeddedServer } from '../../src/db/embedded';
-import { adminUrlFrom, testDatabases } from './databases';
+import { adminUrlFrom, ensureTestAppRole, testDatabases } from './databases';
+import { withClient } from '../../bench/dataset';
 import { TEMPLATE_KINDS, dropStaleTemplates, ensureTemplate, templateHash } from './templates';
 
 /** What the teardown undoes: the embedded server, and its lock file or temporary folder. */
@@ -83,6 +84,8 @@ export default async function globalSetup(): Promise<void> {
   }
   process.env.TEST_ADMIN_URL = adminUrl;
   testDatabases(); // sets TEST_RUN_ID, which the workers inherit
+  // The service in the tests connects as a role with only the production role's grants.
+  await withClient(adminUrl, ensureTestAppRole);
   const hash = (process.env.TEST_TEMPLATE_HASH = templateHash());
   await Promise.all(TEMPLATE_KINDS.map((kind) => ensureTemplate(adminUrl, kind, hash)));
   await dropStaleTemplates(adminUrl, hash);

@@ -3,7 +3,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { migrateDatabase } from '../../src/db/migrate';
 import { createPool, type Pool } from '../../src/db/pool';
-import { databaseUrl } from './databases';
+import { TEST_APP_ROLE, appUrl, databaseUrl } from './databases';
 
 /**
  * A database of one suite's own, migrated and loaded with `sql` (statements run in turn), and the app
@@ -17,7 +17,7 @@ export function useOwnDatabase(name: string, sql: readonly string[]): { pool: Po
     await onAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await onAdmin(`CREATE DATABASE "${name}"`);
     const url = databaseUrl(process.env.TEST_ADMIN_URL!, name);
-    await migrateDatabase(url);
+    await migrateDatabase(url, { appRole: TEST_APP_ROLE });
     // pg, not knex.raw, which would read the ? in a URL as a binding.
     await withClient(url, async (data) => {
       for (const statement of sql) await data.query(statement);
@@ -25,7 +25,7 @@ export function useOwnDatabase(name: string, sql: readonly string[]): { pool: Po
       await data.query('SELECT kept_apply_all()');
     });
     const config = loadConfig({ NODE_ENV: 'test', AUTH: 'off' });
-    own.pool = createPool(url, config, () => undefined);
+    own.pool = createPool(appUrl(url), config, () => undefined);
     own.app = createApp({ pool: own.pool, config, log: () => undefined });
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import { useDatabase } from './databases';
+import { appUrl, useDatabase } from './databases';
 
 const root = path.join(__dirname, '../..');
 
@@ -16,7 +16,8 @@ export async function startServer(
   env: Record<string, string>,
   options: { detached?: boolean } = {},
 ): Promise<{ child: ChildProcess; base: string; output: () => string }> {
-  const demo = 'DATABASE_URL' in env ? '' : await useDatabase('demo');
+  // As the production role would (test/support/databases.ts), unless env names a database of its own.
+  const demo = 'DATABASE_URL' in env ? '' : appUrl(await useDatabase('demo'));
   const child = spawn(process.execPath, ['dist/src/server.js'], {
     cwd: root,
     detached: options.detached,

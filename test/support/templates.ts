@@ -15,6 +15,7 @@ import pg from 'pg';
 import { seedDemo } from '../../db/seeds/demo';
 import { migrateDatabase } from '../../src/db/migrate';
 import { withClient } from '../../bench/dataset';
+import { TEST_APP_ROLE } from './databases';
 
 const root = path.join(__dirname, '../..');
 
@@ -43,7 +44,7 @@ const LOAD: Record<TemplateKind, (client: pg.Client) => Promise<unknown>> = {
 };
 
 /** The files whose contents make a template: a change to any of them means new templates. */
-const INPUTS = ['db/migrations', 'db/seeds', 'src/db/migrate.ts', 'test/fixtures/fixture.sql', 'test/support/templates.ts'];
+const INPUTS = ['db/migrations', 'db/roles', 'db/seeds', 'src/db/migrate.ts', 'test/fixtures/fixture.sql', 'test/support/templates.ts'];
 
 function filesUnder(relative: string): string[] {
   const full = path.join(root, relative);
@@ -107,7 +108,7 @@ export async function ensureTemplate(adminUrl: string, kind: TemplateKind, hash:
     await admin.query(`DROP DATABASE IF EXISTS ${quote(building)} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${quote(building)}`);
     const url = urlOf(adminUrl, building);
-    await migrateDatabase(url);
+    await migrateDatabase(url, { appRole: TEST_APP_ROLE });
     await withClient(url, LOAD[kind]);
     await admin.query(`ALTER DATABASE ${quote(building)} RENAME TO ${quote(name)}`);
     await admin.query(`ALTER DATABASE ${quote(name)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
