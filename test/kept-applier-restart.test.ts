@@ -5,6 +5,7 @@ import pg from 'pg';
 import { startEmbedded, type EmbeddedServer } from '../src/db/embedded';
 import { KeptApplier } from '../src/db/kept-applier';
 import { migrateDatabase } from '../src/db/migrate';
+import { withClient } from '../bench/dataset';
 import { eventually } from './support/wait';
 
 // The kept data's applier (src/db/kept-applier.ts) across a PostgreSQL crash-restart: a throwaway server
@@ -30,15 +31,8 @@ afterAll(async () => {
 });
 
 /** One statement on a connection of its own (the server may have restarted since the last). */
-async function query<T extends pg.QueryResultRow>(sql: string): Promise<T[]> {
-  const client = new pg.Client(url);
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const query = <T extends pg.QueryResultRow>(sql: string): Promise<T[]> =>
+  withClient(url, async (client) => (await client.query<T>(sql)).rows);
 
 const waiting = async () => Number((await query<{ n: string }>('SELECT count(*) AS n FROM kept_changes'))[0].n);
 
