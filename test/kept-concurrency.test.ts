@@ -183,6 +183,40 @@ describe('the applier', () => {
     }
   });
 
+  it('applies in one process of many: a second applier applies nothing beside the first, and takes over when the first stops', async () => {
+    const [writer] = await connected(1);
+    const first = new KeptApplier(url, { intervalMs: 20, log: () => undefined });
+    const second = new KeptApplier(url, { intervalMs: 20, log: () => undefined });
+    try {
+      first.start();
+      await writer.query(check(42010, 107, '2025-06-05 10:00+00'));
+      await eventually(() => first.status.applied > 0, { what: 'the first applier applying' });
+      second.start();
+      // Writes beside both: each applied by the first; the second only learns that another applies.
+      for (let i = 1; i <= 5; i++) {
+        await writer.query(check(42010 + i, 107, `2025-06-05 10:0${i}+00`));
+        await eventually(
+          async () => (await monitor.query('SELECT 1 FROM kept_check_gaps WHERE check_id = $1', [42010 + i])).rowCount === 1,
+          {
+            what: `check ${42010 + i} applied`,
+          },
+        );
+      }
+      await eventually(() => second.status.elsewhere, { what: 'the second applier told that another applies' });
+      expect({ second: second.status.applied, first: first.status.elsewhere }).toEqual({ second: 0, first: false });
+      // The first stops (its session ends): the second takes the lock within its second, and applies.
+      await first.stop();
+      await writer.query(check(42020, 107, '2025-06-05 11:00+00'));
+      await eventually(() => second.status.applied > 0 && !second.status.elsewhere, { ms: 5000, what: 'the second applier taking over' });
+      expect((await monitor.query('SELECT 1 FROM kept_check_gaps WHERE check_id = 42020')).rowCount).toBe(1);
+    } finally {
+      await first.stop();
+      await second.stop();
+      await writer.end();
+    }
+    expect(await keptDrift(monitor, KEPT)).toEqual(noDrift(KEPT));
+  });
+
   it('shows a committed write in the kept data within its interval, and says how far behind it is on /health/ready and in the metrics', async () => {
     const t = testApp('committed');
     const [writer] = await connected(1);

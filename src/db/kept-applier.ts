@@ -2,10 +2,12 @@
 // append what they changed to kept_changes, and this folds it into the kept tables, a batch at a time,
 // by calling kept_apply() on the primary: every KEPT_APPLY_MS while the log is short, and while it is
 // long, one batch of 1,000 rows after another with a pause as long as the last one took. Every process
-// that serves runs one; the database lets one session apply at a time (the others' calls answer -1 at
-// once), so a fleet of processes applies as one, in one ordered stream. A batch that meets a writer's
-// lock gives up after 200 ms and is tried again at the next tick, so a writer never waits on it for long
-// and never deadlocks with it.
+// that serves runs one, but only one applies: the one whose session holds the applier's lock (a session
+// advisory lock, let go by PostgreSQL when that connection ends). The others only ask for the lock, once a
+// second, and take over when it is free: so a fleet of processes applies in one ordered stream, on one
+// budget (half a core at most while catching up), and one process says how far behind it is. A batch
+// that meets a writer's lock gives up after 200 ms and is tried again at the next tick, so a writer never
+// waits on it for long and never deadlocks with it.
 import pg from 'pg';
 import { isDatabaseUnavailable } from '../http/errors';
 import { throttled, type Logger } from '../http/failure-log';
@@ -14,6 +16,22 @@ import { APPLICATION_NAME } from './pool';
 /** SQLSTATEs that mean "not now": a lock held too long by a writer, or the database refusing writes for a while. */
 const LOCK_NOT_AVAILABLE = '55P03';
 const TRY_AGAIN = new Set(['55P03', '40P01', '40001', '25006', '53100', '57P01', '57P03', '08006', '08003', 'ECONNREFUSED', 'ECONNRESET']);
+
+/** The applier's lock: held by the session of the one process that applies (see above). */
+const LEADER_LOCK = 'rider-equipment kept applier';
+/** How often a process that does not apply asks for the lock: the most the kept data waits after a leader is gone. */
+const FOLLOWER_MS = 1000;
+/**
+ * One tick: applies a batch when this session holds the applier's lock, or takes the lock when it is free;
+ * -1 when another session holds it. (CASE, unlike OR, evaluates in order: a holder does not take it again.)
+ */
+const TICK = `
+  SELECT CASE WHEN l.leads THEN kept_apply($1) ELSE -1 END AS taken
+    FROM (SELECT CASE
+                   WHEN EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND objsubid = 1
+                                   AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($2, 0)) THEN true
+                   ELSE pg_try_advisory_lock(hashtextextended($2, 0))
+                 END AS leads) l`;
 
 /** After failures in a row (the database away or read-only, kept_apply() missing), tries wait 1 s, 2 s, … up to this. */
 const MAX_BACKOFF_MS = 30000;
@@ -44,6 +62,7 @@ export class KeptApplier {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
+  private ended?: Promise<void>;
   /** Batches failed in a row, other than by meeting a writer's lock (which is tried again at the next tick). */
   private failures = 0;
   private readonly batch: number;
@@ -57,10 +76,12 @@ export class KeptApplier {
     // One connection of its own, without the short queries' statement timeout: a rebuild after a
     // TRUNCATE of a source table runs for as long as the data takes.
     // Its commits need not wait for the disk: a batch and the log rows it took leave in one
-    // transaction, so a crash loses both and the batch is applied again.
+    // transaction, so a crash loses both and the batch is applied again. Never closed for idleness: the
+    // session holds the applier's lock while this process applies.
     this.pool = new pg.Pool({
       connectionString: url,
       max: 1,
+      idleTimeoutMillis: 0,
       application_name: `${APPLICATION_NAME} kept applier`,
       statement_timeout: 0,
       options: '-c synchronous_commit=off',
@@ -72,11 +93,14 @@ export class KeptApplier {
     this.schedule(0);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-    await this.pool.end();
+  /** Stops ticking and ends the session (letting the applier's lock go); once, however often called. */
+  stop(): Promise<void> {
+    return (this.ended ??= (async () => {
+      this.stopped = true;
+      clearTimeout(this.timer);
+      await this.running;
+      await this.pool.end();
+    })());
   }
 
   private schedule(ms: number): void {
@@ -92,14 +116,15 @@ export class KeptApplier {
     // A full batch: more is waiting. The next one after as long as this one took, so that catching up
     // takes at most half of one of the database's cores from the systems that write the data.
     if (taken >= this.batch) this.schedule(performance.now() - started);
+    else if (taken < 0) this.schedule(Math.max(this.options.intervalMs, FOLLOWER_MS));
     else if (this.failures > 0) this.schedule(Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (this.failures - 1)));
     else this.schedule(this.options.intervalMs);
   }
 
-  /** One batch: how many rows it took; -1 when another session applies; 0 on a failure (logged). */
+  /** One batch: how many rows it took; -1 when another process applies; 0 on a failure (logged). */
   private async applyOnce(): Promise<number> {
     try {
-      const { rows } = await this.pool.query<{ taken: number }>('SELECT kept_apply($1) AS taken', [this.batch]);
+      const { rows } = await this.pool.query<{ taken: number }>(TICK, [this.batch, LEADER_LOCK]);
       const taken = rows[0].taken;
       this.status.elsewhere = taken < 0;
       this.status.lastError = undefined;
