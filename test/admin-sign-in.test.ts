@@ -1,10 +1,11 @@
+import http from 'node:http';
 import type { Request, Response } from 'express';
 import request from 'supertest';
 import { signInCsrf } from '../src/auth/sign-in-csrf';
 import { createSupervisor, disableSupervisor } from '../src/auth/supervisors';
 import { createToken } from '../src/auth/tokens';
 import { HttpError } from '../src/http/errors';
-import { testAppWithAuth, type TestApp } from './support/app';
+import { servedApp, testAppWithAuth, type TestApp } from './support/app';
 import { csrfToken, one, textOf } from './support/html';
 
 let t: TestApp;
@@ -411,5 +412,40 @@ describe('an office behind one address', () => {
       .send({ _csrf: csrfOf(form.text), username: colleague, password, next: '/admin' })) as request.Response;
     // The address is past its failures (the test above): a forged cookie is a new browser.
     expect(forged.status).toBe(429);
+  });
+});
+
+describe('a sign-in whose client hangs up on its answer', () => {
+  it('is not counted as a failure: a supervisor who closes the tab at once is never held back', async () => {
+    const strict = await testAppWithAuth('fixture', { SIGN_IN_FAILURES_PER_15_MINUTES: '2', SIGN_IN_ACCOUNT_FAILURES_PER_5_MINUTES: '2' });
+    const user = `hangs-up-${process.env.TEST_RUN_ID}`;
+    await createSupervisor(strict.owner, { username: user, password });
+    await servedApp(strict, async ({ base }) => {
+      /** A sign-in whose client reads the status line and hangs up; resolves with that status. */
+      const signInAndHangUp = async () => {
+        const form = await fetch(`${base}/admin/sign-in`);
+        const cookie = form.headers
+          .getSetCookie()
+          .map((c) => c.split(';')[0])
+          .join('; ');
+        const body = new URLSearchParams({ _csrf: csrfOf(await form.text()), username: user, password, next: '/admin' }).toString();
+        return new Promise<number>((resolve, reject) => {
+          const req = http.request(`${base}/admin/sign-in`, {
+            method: 'POST',
+            agent: false,
+            headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
+          });
+          req.on('response', (res) => {
+            res.socket.destroy();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+      };
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push(await signInAndHangUp());
+      expect(statuses).toEqual([303, 303, 303, 303, 303, 303]);
+    });
   });
 });

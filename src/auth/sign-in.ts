@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import connectPgSimple from 'connect-pg-simple';
 import { csrfSync } from 'csrf-sync';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { MemoryStore, ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import session from 'express-session';
 import type { Config } from '../config';
 import type { Pool } from '../db/pool';
@@ -120,17 +120,19 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
 
   /**
    * Failed sign-ins counted per key (each request counts, and is taken back when it signs in): past
-   * `limit` in the window, the form again with 429 and Retry-After, whatever the password. The key
-   * is the client's address unless `key` gives another; a request it gives none for is not counted.
+   * `limit` in the window, the form again with 429 and Retry-After, whatever the password. A request
+   * `key` gives no key for is not counted. The count is taken back as the sign-in succeeds (takeBack),
+   * not when its answer has gone out whole: a client that hangs up on its redirect has not failed.
    */
-  const throttle = (prefix: string, windowMinutes: number, limit: number, key?: (req: Request) => string | undefined) =>
-    rateLimit({
+  const throttle = (prefix: string, windowMinutes: number, limit: number, key: (req: Request) => string | undefined) => {
+    const store = stores(prefix) ?? new MemoryStore();
+    const middleware = rateLimit({
       windowMs: windowMinutes * 60000,
       limit,
-      store: stores(prefix),
-      ...(key ? { keyGenerator: (req: Request) => key(req)!, skip: (req: Request) => key(req) === undefined } : {}),
+      store,
+      keyGenerator: (req: Request) => key(req)!,
+      skip: (req: Request) => key(req) === undefined,
       passOnStoreError: true,
-      skipSuccessfulRequests: true,
       standardHeaders: 'draft-7',
       legacyHeaders: false,
       handler: (req, res) => {
@@ -140,6 +142,14 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
         return showForm(req, res, 429, `Too many failed sign-ins. Try again in ${Math.ceil(seconds / 60)} minutes.`);
       },
     });
+    const takeBack = async (req: Request) => {
+      const counted = key(req);
+      if (counted !== undefined) await Promise.resolve(store.decrement(counted)).catch(() => undefined);
+    };
+    return Object.assign(middleware, { takeBack });
+  };
+  /** The client's address as a key: an IPv6 address by its /56, as express-rate-limit counts addresses. */
+  const addressOf = (req: Request) => ipKeyGenerator(req.ip ?? '');
   // Three counts of failures, none of which locks out everyone behind one address (a shared NAT, or a
   // proxy without TRUST_PROXY): per account from one address, a guesser there keeps only the account
   // guessed at out; per account from any addresses, many addresses (a botnet) cannot try one account
@@ -147,10 +157,10 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   // the account typed (known-browsers.ts) is not held back by it. The account's window is short, for it
   // is also what an attacker can use to keep one supervisor out (docs/OPERATIONS.md, SIGN_IN_ACCOUNT_FAILURES_PER_5_MINUTES).
   const known = knownBrowsers(secret, links.signIn());
-  const failedSignIns = throttle('sign-in-failures:', 15, config.auth.signInFailures, (req) => `${req.ip}|${accountOf(req) ?? ''}`);
+  const failedSignIns = throttle('sign-in-failures:', 15, config.auth.signInFailures, (req) => `${addressOf(req)}|${accountOf(req) ?? ''}`);
   const failedSignInsOfAddress = throttle('sign-in-address-failures:', 15, config.auth.signInAddressFailures, (req) => {
     const account = accountOf(req);
-    return account !== undefined && known.knows(req, account) ? undefined : req.ip;
+    return account !== undefined && known.knows(req, account) ? undefined : addressOf(req);
   });
   /**
    * The forms a supervisor posts (a note, a batch, an assignment, an undo), NOTES_PER_MINUTE a minute
@@ -233,6 +243,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
       (req as { session?: unknown }).session = undefined;
       throw error;
     }
+    await Promise.all([failedSignIns, failedSignInsOfAccount, failedSignInsOfAddress].map((limit) => limit.takeBack(req)));
     signInToken.clear(req, res);
     known.remember(req, res, supervisor.username);
     res.redirect(303, next);
