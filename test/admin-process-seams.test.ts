@@ -95,7 +95,7 @@ async function uncheckedRiders(n: number): Promise<string[]> {
 
 describe('form bodies that come after their headers, through the real listener', () => {
   it('stores every note, at every gap, answered within a second; an abandoned one ends and stores nothing', async () => {
-    const server = await startServer({ DATABASE_URL: appUrl(url), AUTH: 'on' });
+    const server = await startServer({ DATABASE_URL: appUrl(url), AUTH: 'on', LOG_REQUESTS: 'on' });
     try {
       const { port } = new URL(server.base);
       // Signed in as a browser is.
@@ -133,6 +133,15 @@ describe('form bodies that come after their headers, through the real listener',
       const { rows } = await db.query<{ note: string }>(`SELECT note FROM access.attention_handled WHERE note LIKE 'Called the rider (%'`);
       expect(rows.map((r) => r.note).sort()).toEqual(GAPS.map((gap) => note(gap, 'whole')).sort());
       expect(server.output()).not.toMatch(/Unhandled|ECONNRESET|at .+\(.+:\d+:\d+\)/);
+      // The access log: each whole note its 303, each abandoned one 499 (its client hung up before any answer).
+      await eventually(() => (server.output().match(/"POST \/admin\/attention\/unchecked\/handled" \d+/g) ?? []).length === 12, {
+        what: 'a log line for each note',
+      });
+      const statuses = server
+        .output()
+        .match(/"POST \/admin\/attention\/unchecked\/handled" (\d+)/g)!
+        .map((line) => line.split('" ')[1]);
+      expect(statuses.sort()).toEqual([...Array(6).fill('303'), ...Array(6).fill('499')]);
     } finally {
       server.child.kill('SIGKILL');
     }

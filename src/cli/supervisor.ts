@@ -5,7 +5,7 @@ import { commandLine, runCommand, unknownCommand, withDatabaseClient } from './r
 import { MIN_PASSWORD_LENGTH, createSupervisor, disableSupervisor } from '../auth/supervisors';
 
 const usage = `usage:
-  npm run supervisor -- create --username NAME [--3pl COMPANY]
+  npm run supervisor -- create --username NAME [--3pl COMPANY]   (asks for the password, or reads SUPERVISOR_PASSWORD)
   npm run supervisor -- disable --username NAME`;
 
 async function askPassword(): Promise<string> {

@@ -103,9 +103,22 @@ export interface MigrateOptions {
  * migrations it applied.
  */
 export async function migrateDatabase(url: string, { appRole = APP_ROLE, log }: MigrateOptions = {}): Promise<string[]> {
-  const knex = connectKnex(url);
+  // knex says which migration failed, then the error with the whole of its SQL before PostgreSQL's words:
+  // kept here, and thrown as one short message that names both.
+  const said: string[] = [];
+  const knex = connectKnex(url, { warn: (message: string) => said.push(message) });
   try {
-    const applied = await migrateLatest(knex);
+    const applied = await migrateLatest(knex).catch((error: Error & { code?: string }) => {
+      const file = said.map((line) => /^migration file "(.+)" failed$/.exec(line)?.[1]).find(Boolean);
+      if (!file) throw error;
+      const reason = error.message.slice(error.message.lastIndexOf(' - ') + 3);
+      throw Object.assign(
+        new Error(`Migration ${file} failed: ${reason}${error.code ? ` (SQLSTATE ${error.code})` : ''}`, { cause: error }),
+        {
+          code: error.code,
+        },
+      );
+    });
     const { rows } = await knex.raw<{ rows: unknown[] }>('SELECT 1 FROM pg_roles WHERE rolname = ?', [appRole]);
     if (rows.length) {
       await knex.transaction((trx) => trx.raw(grantsFor(appRole)));

@@ -62,8 +62,18 @@ morgan.token('masked-addr', (req: IncomingMessage & { ip?: string; _remoteAddres
   return address === undefined ? undefined : maskedText(address);
 });
 
+/**
+ * The status the client got; 499 (nginx's "client closed request") for one that hung up before any
+ * answer was sent, as a request whose form never came whole: its line says so rather than "-".
+ */
+export function answeredStatus(req: IncomingMessage, res: ServerResponse): number {
+  if (res.headersSent || res.statusCode === 499) return res.statusCode;
+  return req.destroyed || req.socket?.destroyed ? 499 : res.statusCode;
+}
+morgan.token('answered-status', (req, res) => String(answeredStatus(req, res)));
+
 /** One line per answer: address, time, method, path with secrets masked, status, size, time taken, request id. */
 export function accessLog(requestIdOf: (res: ServerResponse) => string | undefined) {
   morgan.token('id', (_req, res) => requestIdOf(res));
-  return morgan(':masked-addr [:date[iso]] ":method :masked-url" :status :res[content-length] :response-time ms id=:id');
+  return morgan(':masked-addr [:date[iso]] ":method :masked-url" :answered-status :res[content-length] :response-time ms id=:id');
 }
