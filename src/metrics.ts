@@ -157,7 +157,12 @@ export function createMetrics(
   // One shared listener, called with the response as `this`: no closure and no once-wrapper per
   // request ('close' comes once per response, which is garbage after it).
   function answered(this: Response) {
-    answers.add(this.req.method, routeOf(this.req), answeredStatus(this.req, this), (performance.now() - (this.locals.requestStarted as number)) / 1000);
+    answers.add(
+      this.req.method,
+      routeOf(this.req),
+      answeredStatus(this.req, this),
+      (performance.now() - (this.locals.requestStarted as number)) / 1000,
+    );
   }
   const track: RequestHandler = (_req, res, next) => {
     res.locals.requestStarted = performance.now();
