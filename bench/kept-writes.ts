@@ -130,7 +130,7 @@ function parseOptions(argv: string[]): Options {
 }
 
 /** This tool disables triggers and writes rows: it refuses anything but this machine. */
-function requireLoopback(url: string): void {
+export function requireLoopback(url: string): void {
   const parsed = new URL(url);
   const host = parsed.searchParams.get('host') ?? decodeURIComponent(parsed.hostname);
   const local = ['', 'localhost', '127.0.0.1', '::1', '[::1]'].includes(host) || host.startsWith('/');

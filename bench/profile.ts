@@ -61,7 +61,7 @@ export function sumByComponent(profile: CpuProfile): Components {
   return sums;
 }
 
-function cpuMicroseconds(pid: number): number | undefined {
+export function cpuMicroseconds(pid: number): number | undefined {
   try {
     // Fields after the command's closing parenthesis; utime and stime are the 12th and 13th, in clock ticks (100 a second).
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
