@@ -149,6 +149,7 @@ export class AdminProcess {
       // Served here with every byte read so far put back first; the HTTP server then handles its errors.
       const here = () => {
         off();
+        if (socket.destroyed) return; // gone meanwhile (while it waited for an admin process that died)
         if (length) socket.unshift(Buffer.concat(chunks, length));
         serve.call(server, socket);
         startReading(socket);
