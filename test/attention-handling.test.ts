@@ -236,12 +236,19 @@ describe('what is refused', () => {
       .type('form')
       .send({ _csrf: csrfToken(page), subject: '101', note: 'x' })
       .expect(404);
-    // Rider 103 holds nothing: not listed as unchecked, so there is nothing to mark.
-    await a
+    // Rider 103 holds nothing: not listed as unchecked (as a row that left the list while its note was
+    // typed), so there is nothing to mark; the note comes back, unsaved, with the reason.
+    const left = await a
       .post('/admin/attention/unchecked/handled')
       .type('form')
-      .send({ _csrf: csrfToken(page), subject: '103', note: 'x' })
+      .send({ _csrf: csrfToken(page), subject: '103', note: 'Called: the kit is back at the depot', back: '/admin/attention#unchecked' })
       .expect(409);
+    expect(textOf(one(left.text, '.error-summary h2'))).toBe(
+      'Nothing was saved: Omar "O" Neil is no longer under “Riders not checked lately”',
+    );
+    expect(textOf(one(left.text, 'textarea#retry-note'))).toBe('Called: the kit is back at the depot');
+    expect(one(left.text, 'a[href="/admin/attention#unchecked"]')).toBeDefined();
+    expect(left.text).not.toContain('>Save</button>');
     expect(await handledCount()).toBe(before);
   });
 

@@ -104,6 +104,8 @@ async function retry(
   rule: Rule,
   mapped: Record<string, { msg: unknown }>,
   handledBy?: Record<string, unknown>,
+  /** The row left the rule's list while the note was typed (newer evidence): nothing to mark, the note kept. */
+  left?: { name: string },
 ): Promise<void> {
   const field = (name: string) => (typeof req.body?.[name] === 'string' ? (req.body[name] as string) : '');
   // A bad subject is no typing mistake (the form sets it): refused as before.
@@ -122,10 +124,12 @@ async function retry(
       until: field('until'),
       errors,
       handledBy,
+      left,
+      ruleTitle: rule.title,
       // Loads the Calendar button of the "Until" field (partials/bottom).
       form: { fields: [{ control: 'date' }] },
     },
-    handledBy ? 409 : 400,
+    handledBy || left ? 409 : 400,
   );
 }
 
@@ -170,7 +174,8 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       // Handled meanwhile (another tab, another supervisor): say by whom, and keep what was typed.
       const [live] = await queryRows(primary, toNative(handling.liveHandling(rule.name, subject)));
       if (live) return retry(req, res, rule, {}, { ...live, name: found.name });
-      throw new HttpError(409, `${found.name} is not listed under “${rule.title}” today: there is nothing to mark handled.`);
+      // Not listed (any more): the page that was open showed it, and the note typed there is given back.
+      return retry(req, res, rule, {}, undefined, { name: String(found.name) });
     }
     // Back at the row after the one handled (its key, as rowsOf gave it), not at the page's top.
     const next = typeof req.body.next === 'string' && /^[a-z0-9-]{1,80}$/.test(req.body.next) ? req.body.next : undefined;
