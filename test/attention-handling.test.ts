@@ -734,3 +734,48 @@ describe('giving rows to a supervisor', () => {
     await t.owner.query(`DELETE FROM access.attention_owners; DELETE FROM access.supervisors WHERE username = 'express-lead'`);
   });
 });
+
+describe('a note saved after its session ended', () => {
+  it('comes back after sign-in, filled in, and is saved then; nothing is saved before', async () => {
+    const a = await signIn('lead-b');
+    const page = (await a.get('/admin/attention').expect(200)).text;
+    const before = await handledCount();
+    // The session ends while the note is typed (its idle timeout): the store no longer has it.
+    await t.owner.query(`UPDATE access.sessions SET expire = now() - interval '1 second' WHERE sess->'supervisor'->>'username' = 'lead-b'`);
+    const note = 'Phoned the rider: the helmet goes back Tuesday. اتصلت بالسائق';
+    const ended = await a
+      .post('/admin/attention/unchecked/handled')
+      .type('form')
+      .send({ _csrf: csrfToken(page), subject: '107', note, until: '', back: '/admin/attention#unchecked' })
+      .expect(401);
+    expect(textOf(one(ended.text, '.notice'))).toContain('Your session ended before the note was saved');
+    const carried = hiddenFields(ended.text, 'form.sign-in-form');
+    expect(carried).toMatchObject({ kept_action: '/admin/attention/unchecked/handled', kept_subject: '107', kept_note: note });
+    expect(await handledCount()).toBe(before);
+    // Signed in again from that form: the note's page, filled in, to save.
+    const signedIn = await a
+      .post('/admin/sign-in')
+      .type('form')
+      .send({ ...carried, username: 'lead-b', password })
+      .expect(303);
+    expect(signedIn.headers.location).toBe('/admin/kept-note');
+    const kept = (await a.get('/admin/kept-note').expect(200)).text;
+    expect(textOf(one(kept, 'textarea#retry-note'))).toBe(note);
+    const form = hiddenFields(kept, 'form.retry-form');
+    expect(form).toMatchObject({ subject: '107', back: '/admin/attention#unchecked' });
+    await a
+      .post('/admin/attention/unchecked/handled')
+      .type('form')
+      .send({ ...form, note, until: '' })
+      .expect(303);
+    const { rows } = await t.owner.query(`SELECT note FROM access.attention_handled ORDER BY id DESC LIMIT 1`);
+    expect(rows[0].note).toBe(note);
+    // Shown once: the page after it is the queue.
+    await a.get('/admin/kept-note').expect(303);
+    // Undone, so that the other tests find rider 107 on its list.
+    await t.owner.query(
+      `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND note = $1`,
+      [note],
+    );
+  });
+});

@@ -20,7 +20,32 @@ declare module 'express-session' {
   interface SessionData {
     supervisor: Supervisor;
     signedInAt: number;
+    /** A note posted after the session had ended, kept through the sign-in until its page shows it (KEPT_NOTE). */
+    keptNote?: KeptNote;
   }
+}
+
+/** A "Mark handled" form posted after its session ended: what it said, to be given back after sign-in. */
+export interface KeptNote {
+  action: string;
+  subject: string;
+  note: string;
+  until: string;
+  back: string;
+}
+
+/** The forms whose text is kept through a sign-in: a note on one row of "Needs attention". */
+const KEPT_NOTE_ACTION = /^\/admin\/attention\/[a-z-]{1,40}\/handled$/;
+
+/** The kept note's fields from a posted form (`prefix` before each name), or nothing when it is not one. */
+function keptNoteOf(body: Record<string, unknown> | undefined, action: unknown, prefix = ''): KeptNote | undefined {
+  const text = (name: string, most: number) => {
+    const value = body?.[`${prefix}${name}`];
+    return typeof value === 'string' && value.length <= most ? value : undefined;
+  };
+  const [subject, note, until] = [text('subject', 20), text('note', 2000), text('until', 10) ?? ''];
+  if (typeof action !== 'string' || !KEPT_NOTE_ACTION.test(action) || !subject || !/^\d+$/.test(subject) || !note?.trim()) return undefined;
+  return { action, subject, note, until, back: adminPathOrNone(body?.[`${prefix}back`]) ?? links.attention() };
 }
 
 export interface SignIn {
@@ -197,9 +222,10 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
     void showForm(req, res, 403, 'The form had expired. Please try again.');
   };
 
-  async function showForm(req: Request, res: Response, status: number, message?: string, notice?: string) {
+  async function showForm(req: Request, res: Response, status: number, message?: string, notice?: string, kept?: KeptNote) {
     const html = await renderView('auth/sign-in', {
       notice,
+      kept: kept ?? keptNoteOf(req.body as Record<string, unknown> | undefined, req.body?.kept_action, 'kept_'),
       csrfToken: signInToken.token(req, res),
       next: safeNext(req.body?.next ?? req.query.next),
       username: typeof req.body?.username === 'string' ? req.body.username : '',
@@ -209,7 +235,8 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   }
 
   const router = express.Router();
-  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+  // Room for a kept note (KeptNote) of 2,000 characters of any script, percent-encoded, beside the sign-in's fields.
+  const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 16 });
   router.get('/sign-in', (req, res) =>
     showForm(
       req,
@@ -234,6 +261,8 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
       await new Promise<void>((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
       req.session.supervisor = supervisor;
       req.session.signedInAt = Date.now();
+      const kept = keptNoteOf(req.body as Record<string, unknown>, req.body.kept_action, 'kept_');
+      if (kept) req.session.keptNote = kept;
       // The forms' token now, so that no later page changes the session (only touches it: see Store).
       generateToken(req);
       await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
@@ -246,7 +275,7 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
     await Promise.all([failedSignIns, failedSignInsOfAccount, failedSignInsOfAddress].map((limit) => limit.takeBack(req)));
     signInToken.clear(req, res);
     known.remember(req, res, supervisor.username);
-    res.redirect(303, next);
+    res.redirect(303, req.session.keptNote ? links.keptNote() : next);
   });
   router.post(
     '/sign-out',
@@ -282,6 +311,20 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
     const expired = current && Date.now() - (req.session.signedInAt ?? 0) > maxHours * 3600000;
     if (!current || expired || !(await stillActive(pool, current.id))) {
       if (current) await new Promise<void>((resolve) => req.session.destroy(() => resolve()));
+      // A note saved after the session ended: the sign-in form carries it, and gives it back once signed in.
+      if (req.method === 'POST' && KEPT_NOTE_ACTION.test(req.originalUrl) && !fromOtherSite(req)) {
+        await new Promise<void>((resolve) => form(req, res, () => resolve()));
+        const kept = keptNoteOf(req.body as Record<string, unknown> | undefined, req.originalUrl);
+        if (kept)
+          return void showForm(
+            req,
+            res,
+            401,
+            undefined,
+            'Your session ended before the note was saved. Sign in, and it comes back to be saved.',
+            kept,
+          );
+      }
       const target = `${links.signIn()}?next=${encodeURIComponent(req.originalUrl)}${current ? '&ended=1' : ''}`;
       res.set('Cache-Control', 'no-store').redirect(303, target);
       return;

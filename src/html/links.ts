@@ -22,6 +22,8 @@ export const links = {
   attentionUndo: (id: string | number) => `${ADMIN}/attention/handled/${id}/undo`,
   attentionBatch: (rule: string) => `${ADMIN}/attention/${rule}/batch`,
   attentionBatchUndo: (id: string | number) => `${ADMIN}/attention/batches/${id}/undo`,
+  /** A note posted after its session ended, given back once signed in again (src/auth/sign-in.ts). */
+  keptNote: () => `${ADMIN}/kept-note`,
   checks: list('/checks'),
   check: (id: string | number) => `${ADMIN}/checks/${id}`,
   assignments: list('/equipment/assignments'),
