@@ -152,35 +152,6 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
         },
       ];
 
-  // A note posted after its session ended, kept through the sign-in: its form again, filled in, to save.
-  router.get('/kept-note', async (req: Request, res: Response) => {
-    const kept = req.session?.keptNote;
-    if (!kept) return res.redirect(303, links.attention());
-    delete req.session.keptNote;
-    const rule = ruleNamed(/^\/admin\/attention\/([a-z-]+)\/handled$/.exec(kept.action)?.[1] ?? '');
-    if (!rule) return res.redirect(303, links.attention());
-    await render(
-      res.set('Cache-Control', 'no-store'),
-      'handle-retry',
-      {
-        title: `Not yet saved: ${rule.title}`,
-        section: 'attention',
-        action: kept.action,
-        subject: kept.subject,
-        back: kept.back,
-        note: kept.note,
-        until: kept.until,
-        errors: {},
-        handledBy: undefined,
-        left: undefined,
-        kept: true,
-        ruleTitle: rule.title,
-        form: { fields: [{ control: 'date' }] },
-      },
-      200,
-    );
-  });
-
   router.post('/attention/:rule/handled', ...guard, ...handleForm(today), async (req: Request, res: Response) => {
     const rule = ruleOf(req);
     const supervisor = supervisorOf(res);

@@ -4,6 +4,7 @@ import { StreamLimit } from '../http/stream-limit';
 import { checkHandler } from './check-page';
 import { attentionHandlers } from './attention';
 import { handlingRouter } from './handling';
+import { keptNoteRouter } from './kept-note';
 import { DEFAULT_ATTENTION, type AttentionSettings } from '../config';
 import { choiceSource, keptChoices, riderLookupHandler } from './choices';
 import { adminErrorHandler, notFound, type Logger } from '../html/errors';
@@ -67,6 +68,7 @@ export function createAdminRouter({
   const attend = attentionHandlers({ pool, streamPool, streamLimit, settings: attention, choices });
   router.get('/attention', attend.page);
   for (const { path, handler } of attend.companyCsvs) router.get(path, handler);
+  router.use(keptNoteRouter());
   router.use(handlingRouter({ pool, primary: handling?.primary ?? pool, protect: handling?.protect, settings: attention, today }));
   for (const resource of adminLists(attention)) {
     const handlers = listHandlers(resource, {
