@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import pg from 'pg';
 import request from 'supertest';
 import { allOperations } from '../src/api/v2/operations';
@@ -7,6 +5,7 @@ import { createApp } from '../src/app';
 import { TokenCache, createToken } from '../src/auth/tokens';
 import { loadConfig } from '../src/config';
 import { createPool } from '../src/db/pool';
+import { grantsFor } from '../src/db/migrate';
 import { databaseUrl, testDatabases, useDatabase } from './support/databases';
 
 // The roles of docs/OPERATIONS.md: the service connects as a role that may only read the data.
@@ -20,8 +19,7 @@ beforeAll(async () => {
   await owner.connect();
   await owner.query(`DROP ROLE IF EXISTS ${role}`);
   await owner.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app-secret'`);
-  const grants = fs.readFileSync(path.join(__dirname, '../db/roles/grants.sql'), 'utf8').replaceAll('rider_equipment_app', role);
-  await owner.query(grants);
+  await owner.query(grantsFor(role));
 });
 
 afterAll(async () => {

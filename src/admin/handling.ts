@@ -13,6 +13,7 @@ import { links } from '../html/links';
 import { adminPathOrNone } from '../html/urls';
 import { isRealDay } from '../filters/validate';
 import { ruleEvidence, ruleNamed, type RegisteredRule as Rule } from '../rules';
+import { noteForm } from './note-form';
 import { isId, selectionForm, selectionOf, TICKED_MAX, type SelectionFields } from './selection';
 
 // Marking a row of "Needs attention" handled, undoing it, and a rule's handled rows. Only a signed-in
@@ -111,26 +112,14 @@ async function retry(
   // A bad subject is no typing mistake (the form sets it): refused as before.
   if (mapped.subject) throw new HttpError(400, `The row was not marked handled: subject ${String(mapped.subject.msg)}.`);
   const errors = Object.fromEntries(Object.entries(mapped).map(([name, error]) => [name, String(error.msg)]));
-  await render(
-    res,
-    'handle-retry',
-    {
-      title: `Not marked handled: ${rule.title}`,
-      section: 'attention',
-      action: req.originalUrl,
-      subject: field('subject'),
-      back: safeBack(req.body?.back, rule.name),
-      note: field('note'),
-      until: field('until'),
-      errors,
-      handledBy,
-      left,
-      ruleTitle: rule.title,
-      // Loads the Calendar button of the "Until" field (partials/bottom).
-      form: { fields: [{ control: 'date' }] },
-    },
-    handledBy || left ? 409 : 400,
-  );
+  const fields = {
+    action: req.originalUrl,
+    subject: field('subject'),
+    back: safeBack(req.body?.back, rule.name),
+    note: field('note'),
+    until: field('until'),
+  };
+  await noteForm(res, rule, fields, { title: `Not marked handled: ${rule.title}`, errors, handledBy, left }, handledBy || left ? 409 : 400);
 }
 
 /** A handling or batch with nothing left to undo: its rule, and who undid it and when (none: replaced since). */

@@ -1,7 +1,7 @@
 import express, { type Request, type Response } from 'express';
 import { links } from '../html/links';
-import { render } from '../html/render';
 import { ruleNamed } from '../rules';
+import { noteForm } from './note-form';
 
 /**
  * A note posted after its session ended, kept through the sign-in (src/auth/sign-in.ts): its form again,
@@ -15,26 +15,8 @@ export function keptNoteRouter(): express.Router {
     delete req.session.keptNote;
     const rule = ruleNamed(/^\/admin\/attention\/([a-z-]+)\/handled$/.exec(kept.action)?.[1] ?? '');
     if (!rule) return res.redirect(303, links.attention());
-    await render(
-      res.set('Cache-Control', 'no-store'),
-      'handle-retry',
-      {
-        title: `Not yet saved: ${rule.title}`,
-        section: 'attention',
-        action: kept.action,
-        subject: kept.subject,
-        back: kept.back,
-        note: kept.note,
-        until: kept.until,
-        errors: {},
-        handledBy: undefined,
-        left: undefined,
-        kept: true,
-        ruleTitle: rule.title,
-        form: { fields: [{ control: 'date' }] },
-      },
-      200,
-    );
+    res.set('Cache-Control', 'no-store');
+    await noteForm(res, rule, kept, { title: `Not yet saved: ${rule.title}`, kept: true }, 200);
   });
   return router;
 }

@@ -67,7 +67,7 @@ morgan.token('masked-addr', (req: IncomingMessage & { ip?: string; _remoteAddres
  * answer was sent, as a request whose form never came whole: its line says so rather than "-".
  */
 export function answeredStatus(req: IncomingMessage, res: ServerResponse): number {
-  if (res.headersSent || res.statusCode === 499) return res.statusCode;
+  if (res.headersSent) return res.statusCode;
   return req.destroyed || req.socket?.destroyed ? 499 : res.statusCode;
 }
 morgan.token('answered-status', (req, res) => String(answeredStatus(req, res)));
