@@ -15,8 +15,7 @@
 //   Each run's rows are deleted and its riders put back afterwards.
 // - freshness: how long a committed write takes to show in the kept data, with the service's applier.
 // - applier: the applier's own time (kept_apply_all) for --bulk new checks over the fleet and a tenth as
-//   many returns, as it is and with migration 018's kept_apply (without the later steps: the rules' kept
-//   days of migration 023, the name bigrams of 025), --bulk-repeat / 3 times each, alternately, rolled back.
+//   many returns, and the rows of the log it applies a second, --bulk-repeat / 3 times, rolled back.
 //
 // It writes into the database and switches triggers off for a while: run it on a copy on this machine
 // (loopback only), not on a database anything else writes. The report goes to stdout, progress to stderr.
@@ -34,7 +33,6 @@ import * as sql from './kept-writes-sql';
 import type { Fleet, Stmt, WriteKind } from './kept-writes-sql';
 import { KeptApplier } from '../src/db/kept-applier';
 import { rngFor } from '../db/seeds/demo-random';
-import { keptApply } from '../db/migrations/20261127_018_kept_change_log';
 
 const PHASES = ['single', 'bulk', 'concurrent', 'freshness', 'applier'] as const;
 type Phase = (typeof PHASES)[number];
@@ -1236,32 +1234,28 @@ export function freshnessTable(f: Freshness): string {
 
 export interface ApplierCost {
   rows: number;
-  withMs: number[];
-  withoutMs: number[];
+  ms: number[];
 }
 
-/** `--record`: the applier's cost as its region of docs/WRITERS.md shows it (medians, and their ratio). */
+/** `--record`: the applier's cost as its region of docs/WRITERS.md shows it (median, and rows a second). */
 export function applierTable(a: ApplierCost): string {
-  const w = median(a.withMs);
-  const wo = median(a.withoutMs);
+  const ms = median(a.ms);
   return [
-    "| rows of the log | as it is ms | migration 018's kept_apply ms | as it is ÷ 018's |",
-    '|---:|---:|---:|---:|',
-    `| ${a.rows} | ${w.toFixed(0)} | ${wo.toFixed(0)} | ${(w / wo).toFixed(2)}× |`,
+    '| rows of the log | median ms | rows applied a second |',
+    '|---:|---:|---:|',
+    `| ${a.rows} | ${ms.toFixed(0)} | ${((a.rows * 1000) / ms).toFixed(0)} |`,
   ].join('\n');
 }
 
-/** The applier's time for an import's log, as it is and with migration 018's kept_apply (see the header). */
+/** The applier's time for an import's log (see the header). */
 async function runApplierCost(conn: Conn, fleet: Fleet, o: Options): Promise<ApplierCost> {
-  const result: ApplierCost = { rows: 0, withMs: [], withoutMs: [] };
+  const result: ApplierCost = { rows: 0, ms: [] };
   const runs = Math.max(1, Math.round(o.bulkRepeat / 3));
   const { client } = conn;
-  for (let i = 0; i < runs * 2 && !stop.requested; i++) {
-    const current = i % 2 === 0;
+  for (let i = 0; i < runs && !stop.requested; i++) {
     await client.query('BEGIN');
     try {
       await client.query(`SET LOCAL statement_timeout = '${STATEMENT_TIMEOUT}'`);
-      if (!current) await client.query(keptApply('CREATE OR REPLACE FUNCTION'));
       await client.query('SELECT kept_apply_all()');
       await client.query(
         `INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
@@ -1275,7 +1269,7 @@ async function runApplierCost(conn: Conn, fleet: Fleet, o: Options): Promise<App
       );
       const started = performance.now();
       const { rows } = await client.query('SELECT kept_apply_all() AS n');
-      (current ? result.withMs : result.withoutMs).push(performance.now() - started);
+      result.ms.push(performance.now() - started);
       result.rows = Number(rows[0].n);
     } finally {
       await client.query('ROLLBACK');
@@ -1378,16 +1372,14 @@ async function main(): Promise<void> {
     if (o.only.has('applier') && !stop.requested) {
       const a = await phase('applier', () => runApplierCost(conn, fleet, o));
       results.applier = a;
-      const w = median(a.withMs);
-      const wo = median(a.withoutMs);
       out(
-        `## applier (its own time for ${o.bulk} new checks and ${Math.round(o.bulk / 10)} returns: ${a.rows} rows of the log; median of ${a.withMs.length}, rolled back)\n\n` +
-          `as it is: ${w.toFixed(0)} ms; with migration 018's kept_apply (no rules' kept days, no name bigrams): ${wo.toFixed(0)} ms; ${(w / wo).toFixed(2)}×\n`,
+        `## applier (its own time for ${o.bulk} new checks and ${Math.round(o.bulk / 10)} returns: ${a.rows} rows of the log; median of ${a.ms.length}, rolled back)\n\n` +
+          `${applierTable(a)}\n`,
       );
       if (o.record)
         recordPhase(
           'applier',
-          `The applier's own time (kept_apply_all) for ${o.bulk} new checks on as many riders and ${Math.round(o.bulk / 10)} returns, as it is and with migration 018's kept_apply (without the later steps: the rules' kept days, the name bigrams); median of ${a.withMs.length}, rolled back`,
+          `The applier's own time (kept_apply_all) for ${o.bulk} new checks on as many riders and ${Math.round(o.bulk / 10)} returns; median of ${a.ms.length}, rolled back`,
           applierTable(a),
           fleet.riders,
           results.database.version,

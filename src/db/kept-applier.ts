@@ -1,11 +1,13 @@
 // The kept data's writer (migration 018): the systems that write riders, assignments and checks only
 // append what they changed to kept_changes, and this folds it into the kept tables, a batch at a time,
 // by calling kept_apply() on the primary: every KEPT_APPLY_MS while the log is short, and while it is
-// long, one batch of 1,000 rows after another with a pause as long as the last one took. Every process
+// long, one batch of 1,000 rows after another: at once while the database is otherwise quiet, and with
+// a pause nine times as long as the batch while other sessions are at work (it yields to the writers,
+// and catches up when they are done). Every process
 // that serves runs one, but only one applies: the one whose session holds the applier's lock (a session
 // advisory lock, let go by PostgreSQL when that connection ends). The others only ask for the lock, once a
 // second, and take over when it is free: so a fleet of processes applies in one ordered stream, on one
-// budget (half a core at most while catching up), and one process says how far behind it is. A batch
+// budget, and one process says how far behind it is. A batch
 // that meets a writer's lock gives up after 200 ms and is tried again at the next tick, so a writer never
 // waits on it for long and never deadlocks with it.
 import pg from 'pg';
@@ -26,12 +28,18 @@ const FOLLOWER_MS = 1000;
  * -1 when another session holds it. (CASE, unlike OR, evaluates in order: a holder does not take it again.)
  */
 const TICK = `
-  SELECT CASE WHEN l.leads THEN kept_apply($1) ELSE -1 END AS taken
+  SELECT CASE WHEN l.leads THEN kept_apply($1) ELSE -1 END AS taken,
+         pg_stat_get_tuples_inserted('kept_changes'::regclass) AS logged
     FROM (SELECT CASE
                    WHEN EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND objsubid = 1
                                    AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($2, 0)) THEN true
                    ELSE pg_try_advisory_lock(hashtextextended($2, 0))
                  END AS leads) l`;
+
+/** The share of its time the applier works while the writers log faster than it can apply (the rest it pauses). */
+const BURST_SHARE = 0.1;
+/** The log's inflow is measured over at least this long (the writers' statistics reach the server about once a second). */
+const INFLOW_WINDOW_MS = 3000;
 
 /** After failures in a row (the database away or read-only, kept_apply() missing), tries wait 1 s, 2 s, … up to this. */
 const MAX_BACKOFF_MS = 30000;
@@ -66,6 +74,8 @@ export class KeptApplier {
   /** Batches failed in a row, other than by meeting a writer's lock (which is tried again at the next tick). */
   private failures = 0;
   private readonly batch: number;
+  /** Rows ever appended to the log, as the server counts them, at the last ticks: the writers' pace. */
+  private readonly logged: Array<{ at: number; rows: number }> = [];
   readonly status: KeptApplierStatus = { applied: 0, elsewhere: false };
 
   constructor(
@@ -113,19 +123,36 @@ export class KeptApplier {
   private async tick(): Promise<void> {
     const started = performance.now();
     const taken = await this.applyOnce();
-    // A full batch: more is waiting. The next one after as long as this one took, so that catching up
-    // takes at most half of one of the database's cores from the systems that write the data.
-    if (taken >= this.batch) this.schedule(performance.now() - started);
+    // A full batch: more is waiting. The next one at once, unless the writers log faster than batches
+    // back to back could apply (a burst, an import): then after nine times as long as this one took, so
+    // that the writers keep nine tenths of the applier's core, and the applier catches up once they slow.
+    const took = performance.now() - started;
+    if (taken >= this.batch) this.schedule(this.outpaced(took) ? (took * (1 - BURST_SHARE)) / BURST_SHARE : 0);
     else if (taken < 0) this.schedule(Math.max(this.options.intervalMs, FOLLOWER_MS));
     else if (this.failures > 0) this.schedule(Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (this.failures - 1)));
     else this.schedule(this.options.intervalMs);
   }
 
+  /** The writers' rows a second into the log, since a tick at least INFLOW_WINDOW_MS ago (or the oldest kept). */
+  logInflow(): number {
+    const last = this.logged[this.logged.length - 1];
+    const since = this.logged[0]; // the newest at least INFLOW_WINDOW_MS old (applyOnce drops older ones)
+    return last && since && last.at > since.at ? ((last.rows - since.rows) * 1000) / (last.at - since.at) : 0;
+  }
+
+  /** Whether the writers log faster than batches back to back, each as long as the last (`batchMs`), would apply. */
+  outpaced(batchMs: number): boolean {
+    return this.logInflow() > (this.batch * 1000) / Math.max(batchMs, 1);
+  }
+
   /** One batch: how many rows it took; -1 when another process applies; 0 on a failure (logged). */
   private async applyOnce(): Promise<number> {
     try {
-      const { rows } = await this.pool.query<{ taken: number }>(TICK, [this.batch, LEADER_LOCK]);
+      const { rows } = await this.pool.query<{ taken: number; logged: string }>(TICK, [this.batch, LEADER_LOCK]);
       const taken = rows[0].taken;
+      const now = performance.now();
+      this.logged.push({ at: now, rows: Number(rows[0].logged) });
+      while (this.logged.length > 2 && now - this.logged[1].at >= INFLOW_WINDOW_MS) this.logged.shift();
       this.status.elsewhere = taken < 0;
       this.status.lastError = undefined;
       this.failures = 0;

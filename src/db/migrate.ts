@@ -30,6 +30,7 @@ import * as riderNameGrams from '../../db/migrations/20261128_025_rider_name_gra
 import * as streamDateCovering from '../../db/migrations/20261128_026_stream_date_covering';
 import * as riderNameGramsByRider from '../../db/migrations/20261128_027_rider_name_grams_by_rider';
 import * as assignmentDaysRiderKey from '../../db/migrations/20261128_028_assignment_days_rider_key';
+import * as keptDeltas from '../../db/migrations/20261129_029_kept_deltas';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -65,6 +66,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261128_026_stream_date_covering', streamDateCovering],
   ['20261128_027_rider_name_grams_by_rider', riderNameGramsByRider],
   ['20261128_028_assignment_days_rider_key', assignmentDaysRiderKey],
+  ['20261129_029_kept_deltas', keptDeltas],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */

@@ -1,0 +1,182 @@
+// The change log is bounded when no service applies it (migration 029): past kept_log_state.max_rows
+// writers stop logging, and the next applier rebuilds the kept data, once every transaction that may have
+// skipped the log has ended. And the counts logged as differences come out right whatever order the
+// applier takes them in. A database of this suite's own: it changes the bound, which is the database's.
+import pg from 'pg';
+import { KeptApplier } from '../src/db/kept-applier';
+import { databaseUrl, testDatabases } from './support/databases';
+import { useOwnDatabase } from './support/own-database';
+import { eventually } from './support/wait';
+import { keptDrift, noDrift } from './support/rolled-back';
+
+const NAME = `${testDatabases().fixture}_log_bound`;
+const DATA = `
+  INSERT INTO countries (id, code, name) VALUES (1, 'AE', 'Emirates');
+  INSERT INTO companies (id, name) VALUES (1, 'One'), (2, 'Two');
+  INSERT INTO riders (id, name, company_id, country_id) SELECT g, 'Rider ' || g, 1 + g % 2, 1 FROM generate_series(1, 20) g;
+  INSERT INTO patrollers (id, name) VALUES (1, 'Patroller');
+  INSERT INTO app_users (id, name) VALUES (1, 'User');
+  INSERT INTO product_categories (id, name) VALUES (1, 'Helmets');
+  INSERT INTO products (id, name, category_id, image_url, exchange_after_days) VALUES (1, 'Helmet', 1, '', 30);
+  INSERT INTO product_variations (id, product_id, name) VALUES (1, 1, 'M');
+  INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
+    SELECT g, g, 1, 1, '2025-05-01 10:00+00', 1, 0, 'assign' FROM generate_series(1, 20) g;
+`;
+
+const KEPT = [
+  { table: 'kept_check_quarters', view: 'kept_check_quarter_docs' },
+  { table: 'kept_exchange_quarters', view: 'kept_exchange_quarter_docs' },
+  { table: 'kept_exchange_days', view: 'kept_exchange_day_docs' },
+  { table: 'kept_check_gaps', view: 'kept_check_gap_docs' },
+  { table: 'kept_company_riders', view: 'kept_company_rider_docs' },
+  { table: 'rider_list_entries', view: 'rider_list_entry_docs' },
+  { table: 'kept_rider_name_grams', view: 'kept_rider_name_gram_docs' },
+  { table: 'kept_rider_name_gram_counts', view: 'kept_rider_name_gram_count_docs' },
+];
+
+useOwnDatabase(NAME, [DATA]);
+let owner: pg.Pool;
+let nextCheck = 1000;
+
+beforeAll(async () => {
+  owner = new pg.Pool({ connectionString: databaseUrl(process.env.TEST_ADMIN_URL!, NAME), max: 4 });
+  owner.on('error', () => undefined); // its idle connections end with the database, after the suite
+});
+afterAll(() => owner?.end());
+
+const check = (rider: number, at = '2025-06-02 10:05+00') =>
+  `INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
+   VALUES (${nextCheck++}, ${rider}, 1, '${at}', true, ${rider % 3 !== 0}, true)`;
+const one = async <T>(sql: string) => (await owner.query(sql)).rows[0] as T;
+const logRows = async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM kept_changes')).n;
+const state = () =>
+  one<{ overflowed: boolean; rebuild: boolean; waits: string | null }>(
+    'SELECT overflowed, rebuild, rebuild_waits_for::text AS waits FROM kept_log_state',
+  );
+/** One batch of the applier, in a transaction of its own (as the service calls it). */
+const applyOnce = async () => (await one<{ n: number }>('SELECT kept_apply(1000) AS n')).n;
+
+describe('the change log when no service applies it', () => {
+  afterEach(() => owner.query('UPDATE kept_log_state SET max_rows = DEFAULT'));
+
+  it('stops growing past its bound, and the next applier rebuilds the kept data after the writers that skipped it end', async () => {
+    await owner.query('SELECT kept_apply_all()');
+    // Bounded at 50 rows: checks (two rows each) until the statistics say it is past.
+    await owner.query('UPDATE kept_log_state SET max_rows = 50');
+    await eventually(
+      async () => {
+        await owner.query(check(1 + (nextCheck % 20), `2025-06-0${1 + (nextCheck % 9)} 10:05+00`));
+        return (await state()).overflowed;
+      },
+      { ms: 10000, every: 50, what: 'the log past its bound' },
+    );
+    const bounded = await logRows();
+    expect(bounded).toBeGreaterThan(50);
+
+    // Writers go on; the log does not grow, and the kept data falls behind.
+    for (let i = 0; i < 20; i++) await owner.query(check(1 + i, '2025-06-10 10:05+00'));
+    await owner.query(`UPDATE riders SET company_id = 2 WHERE id = 1`);
+    await owner.query(`UPDATE riders SET name = 'Renamed Rider' WHERE id = 3`);
+    expect(await logRows()).toBe(bounded);
+
+    // A writer's transaction that skipped the log is still open when the applier comes back.
+    const late = await owner.connect();
+    try {
+      await late.query('BEGIN');
+      await late.query(check(5, '2025-06-11 10:05+00'));
+      expect(await applyOnce()).toBe(1000); // the log is open again from this commit
+      expect(await state()).toEqual({ overflowed: false, rebuild: true, waits: null });
+      await owner.query(check(6, '2025-06-12 10:05+00')); // logged again
+      expect(await logRows()).toBe(2); // what the log held went; a check's gaps and its count
+      await applyOnce(); // notes the transactions that may have skipped the log
+      // The late writer's transaction id, as pg_locks gives it (32 bits).
+      const { xid } = (await late.query(`SELECT (pg_current_xact_id()::text::bigint % 4294967296)::text AS xid`)).rows[0];
+      expect((await state()).waits).toContain(xid);
+      // Not while the late writer's transaction is open: its change is in no log and not yet visible.
+      await applyOnce();
+      expect((await state()).rebuild).toBe(true);
+      await late.query('COMMIT');
+    } finally {
+      late.release();
+    }
+    await applyOnce(); // the rebuild
+    expect(await state()).toEqual({ overflowed: false, rebuild: false, waits: null });
+    expect(await keptDrift(owner, KEPT)).toEqual(noDrift(KEPT));
+    // The late writer's check is counted.
+    const counted = await one<{ checks: number }>(
+      `SELECT checks FROM kept_check_quarters WHERE bucket = '2025-06-11 10:00+00' AND company_id = 2`,
+    );
+    expect(counted.checks).toBe(1);
+  });
+
+  it('is caught up by the service\u2019s applier after an overflow, with nothing lost', async () => {
+    await owner.query('UPDATE kept_log_state SET max_rows = 50');
+    await eventually(
+      async () => {
+        await owner.query(check(1 + (nextCheck % 20), '2025-07-01 09:00+00'));
+        return (await state()).overflowed;
+      },
+      { ms: 10000, every: 50, what: 'the log past its bound' },
+    );
+    await owner.query('UPDATE kept_log_state SET max_rows = DEFAULT');
+    const applier = new KeptApplier(databaseUrl(process.env.TEST_ADMIN_URL!, NAME), { intervalMs: 50, log: () => undefined });
+    applier.start();
+    try {
+      await eventually(async () => !(await state()).rebuild && !(await state()).overflowed && (await logRows()) === 0, {
+        ms: 20000,
+        every: 100,
+        what: 'the rebuild after the overflow',
+      });
+    } finally {
+      await applier.stop();
+    }
+    expect(await keptDrift(owner, KEPT)).toEqual(noDrift(KEPT));
+  });
+});
+
+describe('counts logged as differences', () => {
+  it('come out right when a deletion is applied before the insertion it undoes', async () => {
+    await owner.query('SELECT kept_apply_all()');
+    const id = nextCheck;
+    await owner.query(check(2, '2025-08-01 08:00+00'));
+    await owner.query(`DELETE FROM patrol_checks WHERE id = ${id}`);
+    // The deletion's rows first: the quarter's count goes below zero for one batch, then back.
+    const client = await owner.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`CREATE TEMP TABLE later ON COMMIT DROP AS SELECT * FROM kept_changes WHERE n > 0`);
+      await client.query(`DELETE FROM kept_changes WHERE n > 0`);
+      await client.query('SELECT kept_apply(1000)');
+      const below = await client.query(`SELECT checks FROM kept_check_quarters WHERE bucket = '2025-08-01 08:00+00'`);
+      expect(below.rows).toEqual([{ checks: -1 }]);
+      await client.query(`INSERT INTO kept_changes SELECT * FROM later`);
+      await client.query('SELECT kept_apply(1000)');
+      const after = await client.query(`SELECT checks FROM kept_check_quarters WHERE bucket = '2025-08-01 08:00+00'`);
+      expect(after.rows).toEqual([]);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    expect(await keptDrift(owner, KEPT)).toEqual(noDrift(KEPT));
+  });
+
+  it('move with a check written while its rider moved: the check counts for the 3PL the rider has', async () => {
+    await owner.query('SELECT kept_apply_all()');
+    const writer = await owner.connect();
+    const mover = await owner.connect();
+    try {
+      // The check reads the rider's 3PL before the move commits, and commits after it.
+      await mover.query('BEGIN');
+      await mover.query(`UPDATE riders SET company_id = CASE company_id WHEN 1 THEN 2 ELSE 1 END WHERE id = 7`);
+      await writer.query('BEGIN');
+      await writer.query(check(7, '2025-09-01 12:00+00'));
+      await mover.query('COMMIT');
+      await owner.query('SELECT kept_apply(1000)'); // the move, applied before the check is committed
+      await writer.query('COMMIT');
+    } finally {
+      writer.release();
+      mover.release();
+    }
+    expect(await keptDrift(owner, KEPT)).toEqual(noDrift(KEPT));
+  });
+});
