@@ -79,7 +79,8 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
-/** Ids of the rows the writers insert: far above the data's, a range per run (its cleanup deletes it). */
+/** Ids of the rows the writers insert: far above the data's, a range per run (the cleanup deletes them all). */
+const ID_BASE = 100_000_000_000;
 const ID_SPAN = 100_000_000;
 
 interface Fleet {
@@ -96,15 +97,13 @@ async function loadFleet(db: pg.Client): Promise<Fleet> {
   const r = await one('SELECT min(id) AS lo, max(id) AS hi FROM riders');
   const c = (await db.query('SELECT company_id::text AS id FROM riders GROUP BY 1 ORDER BY count(*) DESC LIMIT 2')).rows;
   const v = await one('SELECT id::text, product_id::text FROM product_variations ORDER BY id LIMIT 1');
-  const top = await one(`SELECT greatest((SELECT max(id) FROM assignments), (SELECT max(id) FROM patrol_checks),
-                                         (SELECT max(id) FROM product_returns), (SELECT max(id) FROM product_exchanges)) AS top`);
   return {
     riders: [Number(r.lo), Number(r.hi)],
     companies: [c[0].id as string, c[1].id as string],
     user: (await one('SELECT min(id)::text AS id FROM app_users')).id,
     patroller: (await one('SELECT min(id)::text AS id FROM patrollers')).id,
     variation: { id: v.id, productId: v.product_id },
-    idBase: (Math.floor(Number(top.top) / ID_SPAN) + 1) * ID_SPAN,
+    idBase: ID_BASE,
   };
 }
 
@@ -218,12 +217,34 @@ async function stopAppliers(appliers: KeptApplier[]): Promise<number> {
   return appliers.reduce((sum, a) => sum + a.status.applied, 0);
 }
 
-/** The run's rows deleted and the riders put back, through the triggers, and all of it applied. */
-async function cleanup(db: pg.Client, base: number): Promise<void> {
-  for (const s of cleanupStatements({ from: base, to: base + ID_SPAN })) await db.query(s.text, s.values);
+/** The service's applier until the log is empty: how long it took. */
+async function catchUp(o: Options, db: pg.Client, what: string): Promise<number> {
+  const started = Date.now();
+  const appliers = startAppliers(o);
+  const timer = setInterval(
+    () =>
+      void logRows(db).then(
+        (n) => log(`${what}: ${n} rows of the log left`),
+        () => undefined,
+      ),
+    30_000,
+  );
+  try {
+    await drained(db, 3_600_000);
+  } finally {
+    clearInterval(timer);
+    await stopAppliers(appliers);
+  }
+  return Date.now() - started;
+}
+
+/** The runs' rows deleted and the riders put back, through the triggers, and all of it applied. */
+async function cleanup(o: Options, db: pg.Client, from: number, to: number): Promise<void> {
+  log('cleanup: the rows written deleted, the riders put back');
+  for (const s of cleanupStatements({ from, to })) await db.query(s.text, s.values);
   await db.query(`UPDATE riders r SET company_id = b.company_id, name = b.name FROM kept_keepup_riders b
                    WHERE r.id = b.id AND (r.company_id, r.name) IS DISTINCT FROM (b.company_id, b.name)`);
-  await db.query('SELECT kept_apply_all()');
+  await catchUp(o, db, 'cleanup');
 }
 
 interface FullRun {
@@ -250,13 +271,9 @@ async function fullRun(o: Options, db: pg.Client, file: string, applier: boolean
     await stopAppliers(appliers);
   } else {
     run.backlog = await logRows(db);
-    const started = Date.now();
-    const catching = startAppliers(o);
-    await drained(db, 1_800_000);
-    run.catchUpMs = Date.now() - started;
-    await stopAppliers(catching);
+    run.catchUpMs = await catchUp(o, db, 'catch-up');
   }
-  await cleanup(db, base);
+  log(`full: ${JSON.stringify({ ...run, lag: run.lag ? lagText(run.lag) : undefined })}`);
   return run;
 }
 
@@ -270,7 +287,7 @@ async function steadyRun(o: Options, db: pg.Client, file: string, base: number):
   const lag = await samples;
   const left = await logRows(db);
   const applied = await stopAppliers(appliers);
-  await cleanup(db, base);
+  await catchUp(o, db, 'steady');
   return { writers, lag: { samples: lag, written: applied + left, applied } };
 }
 
@@ -336,12 +353,13 @@ async function main(): Promise<void> {
   const db = new pg.Client({ connectionString: o.url, application_name: 'kept-keepup' });
   await db.connect();
   try {
-    await db.query('SELECT kept_apply_all()');
     const f = await loadFleet(db);
+    if ((await logRows(db)) > 0) await catchUp(o, db, 'before');
     const riders = f.riders[1] - f.riders[0] + 1;
     const version = String((await db.query('SHOW server_version')).rows[0].server_version);
-    await db.query('DROP TABLE IF EXISTS kept_keepup_riders');
-    await db.query('CREATE TABLE kept_keepup_riders AS SELECT id, company_id, name FROM riders');
+    // A run stopped half-way left its rows and riders: put back first.
+    if ((await db.query(`SELECT to_regclass('kept_keepup_riders') AS t`)).rows[0].t) await cleanup(o, db, ID_BASE, 2 * ID_BASE);
+    else await db.query('CREATE TABLE kept_keepup_riders AS SELECT id, company_id, name FROM riders');
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kept-keepup-')), 'writers.sql');
     fs.writeFileSync(file, script(f));
     const sections: Array<{ key: string; title: string; body: string }> = [];
@@ -365,6 +383,7 @@ async function main(): Promise<void> {
       console.log(`## steady\n\n${body}\n`);
       sections.push({ key: 'writers-keepup-steady', title: `${o.writers} writers at ${o.rate} writes a second, ${o.seconds} s`, body });
     }
+    await cleanup(o, db, f.idBase, f.idBase + ID_SPAN * run);
     const diff = await differences(db);
     const wrong = Object.entries(diff).filter(([, n]) => n > 0);
     const verdict = wrong.length

@@ -2,8 +2,11 @@
 // writers stop logging, and the next applier rebuilds the kept data, once every transaction that may have
 // skipped the log has ended. And the counts logged as differences come out right whatever order the
 // applier takes them in. A database of this suite's own: it changes the bound, which is the database's.
+import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { KeptApplier } from '../src/db/kept-applier';
+import { projectRoot } from '../src/paths';
 import { databaseUrl, testDatabases } from './support/databases';
 import { useOwnDatabase } from './support/own-database';
 import { eventually } from './support/wait';
@@ -172,11 +175,39 @@ describe('counts logged as differences', () => {
       await writer.query(check(7, '2025-09-01 12:00+00'));
       await mover.query('COMMIT');
       await owner.query('SELECT kept_apply(1000)'); // the move, applied before the check is committed
+      // Until the check's transaction ends, the rider's rows are checked again with each batch.
+      expect((await owner.query('SELECT 1 FROM kept_moved_riders WHERE rider_id = 7')).rows).toHaveLength(1);
       await writer.query('COMMIT');
     } finally {
       writer.release();
       mover.release();
     }
     expect(await keptDrift(owner, KEPT)).toEqual(noDrift(KEPT));
+    // Then once more, and no longer (other suites' transactions may hold the horizon for a while).
+    await eventually(
+      async () => {
+        await applyOnce();
+        return (await owner.query('SELECT 1 FROM kept_moved_riders WHERE rider_id = 7')).rows.length === 0;
+      },
+      { ms: 30000, every: 200, what: 'the moved rider settled' },
+    );
+    const { rows } = await owner.query(`SELECT count(*)::int AS n FROM patrol_checks WHERE rider_id = 7 AND company_id IS DISTINCT FROM
+                                          (SELECT company_id FROM riders WHERE id = 7)`);
+    expect(rows).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('uninstalling (db/uninstall-triggers.sql, docs/OPERATIONS.md)', () => {
+  it('takes every trigger of the service out of the writers\u2019 tables, and a write then logs nothing', async () => {
+    const triggers = `SELECT tgrelid::regclass::text AS relation, tgname FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+                       WHERE NOT tgisinternal AND tgrelid::regclass::text NOT LIKE 'kept%' AND tgrelid::regclass::text NOT LIKE 'rider_list%'
+                       ORDER BY 1, 2`;
+    expect((await owner.query(triggers)).rows.length).toBeGreaterThan(20);
+    await owner.query(fs.readFileSync(path.join(projectRoot, 'db', 'uninstall-triggers.sql'), 'utf8'));
+    expect((await owner.query(triggers)).rows).toEqual([]);
+    await owner.query('SELECT kept_apply_all()');
+    await owner.query(check(9, '2025-10-01 10:00+00'));
+    await owner.query(`UPDATE riders SET company_id = 2, name = 'Moved' WHERE id = 9`);
+    expect(await logRows()).toBe(0);
   });
 });

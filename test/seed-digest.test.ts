@@ -44,6 +44,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.kept_exchange_days': 'f86be9cb39562e0000b58b7478bcc2018f699e6467be5d7b61e2d6f20ff723c7',
       'public.kept_exchange_quarters': '18e089363fd92a4a18c8ec0e29aa68531301ea623c7e3426a9ee203938e425a1',
       'public.kept_held_items': '3e40c8672cbf104fa7e65639f5df2586733286e6b9c126e1a210a38a06913212',
+      'public.kept_log_state': '081766ef28b9ed3fc3e11def02e124dd396dbbaa3d9a6f4469c31a21423b4eb9',
       'public.kept_moved_riders': EMPTY,
       'public.kept_rider_held': 'c5dccf1181b3a661d0be96f99f91dd152aac3f5e28f15dfccc6ed37468445a35',
       'public.kept_rider_name_gram_counts': '40e6b0da2417420830160dcacdcae17e368de92083b570df2ea3eedfecd9b7cc',
@@ -68,7 +69,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '6309b642cc9c61ffa3e1d6983a2e339e2521074920f542cbd692b30845efccc3',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': '7cfa53b2e5bb91486298916321f07fc0461679dcb04e82d3d6ff64eb90bff14c',
-      sequences: 'c8a2b21fd3c97f7e54e09907a38860620fd12b395a369b702daea0a6c944e2d1',
+      sequences: '59d000b6fa42698662712daa822131965a00672c7487671cab77d869c0015a67',
     });
   });
 
@@ -94,6 +95,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.kept_exchange_days': '17b608f3781e559031e44d9ecf15836e06306f327ffeb50994cb9efdefb66822',
       'public.kept_exchange_quarters': '29dfc2ee605685207b66edaf5677d94a8996afcc30c269e4d332ead9ecbf8219',
       'public.kept_held_items': 'b84ff752157e43f736c7bd38bf68210f461030e5471796eb7177847fc06649d0',
+      'public.kept_log_state': '081766ef28b9ed3fc3e11def02e124dd396dbbaa3d9a6f4469c31a21423b4eb9',
       'public.kept_moved_riders': EMPTY,
       'public.kept_rider_held': '2161bcf42af8d532328dc8b8aab765f0ec0877243a3a168bca3be3c207b7e6b1',
       'public.kept_rider_name_gram_counts': '5834d1b9d4c9bd20fab96c4dede32b4d3e04669a2cf89d3443fcd36077feb792',
@@ -118,7 +120,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '34101622d4bd75edec39b8548f03d27bd335601e77dcd62700017910c02572ec',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'bde2dfb457a2d60eedc5bdd8c153f03f6dad592890332d78efd9cfe354e5e2b7',
-      sequences: 'c8a2b21fd3c97f7e54e09907a38860620fd12b395a369b702daea0a6c944e2d1',
+      sequences: '59d000b6fa42698662712daa822131965a00672c7487671cab77d869c0015a67',
     });
   });
 
@@ -144,6 +146,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.kept_exchange_days': 'a18a5aeccad3649ea241b8552e86ab37409364eceeceb9ef6e3f45b597368907',
       'public.kept_exchange_quarters': '0a9295362918baad0dbdb73b24e287f4e0bee946203b5e669598be5760bea949',
       'public.kept_held_items': '6f20d8928833b805f3d8e2f5ec739e8df243aeb9d55b39348c9b200aa84fa942',
+      'public.kept_log_state': '081766ef28b9ed3fc3e11def02e124dd396dbbaa3d9a6f4469c31a21423b4eb9',
       'public.kept_moved_riders': EMPTY,
       'public.kept_rider_held': '1458bcc3ffd5508be8d2c897a644ff87d9afa5d2228ca61e3d63b26342807f5e',
       'public.kept_rider_name_gram_counts': '9e368b997747b608b711069116348d7b9a38d5300933fd66fdee573ba8a26682',
@@ -168,7 +171,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': 'd6ffe318a9639c1f305f53b5cb24901eed8867a7d73e45443d974c03289760f2',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'a93ac7c637dc08a7eaea68a9590225990ece5fd4924dca6a59db847aa6e46702',
-      sequences: 'c8a2b21fd3c97f7e54e09907a38860620fd12b395a369b702daea0a6c944e2d1',
+      sequences: '59d000b6fa42698662712daa822131965a00672c7487671cab77d869c0015a67',
     });
   });
 });

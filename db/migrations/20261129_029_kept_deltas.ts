@@ -334,6 +334,7 @@ export const FUNCTIONS = `
       taken integer;
       truncated boolean;
       deltas kept_changes[];
+      settled bigint[];
       riders_ bigint[]; held bigint[]; checked bigint[]; moved_items bigint[]; answered bigint[]; entries bigint[]; renamed bigint[];
       products_ bigint[]; variations bigint[]; companies_ bigint[]; countries_ bigint[]; questions_ bigint[];
     BEGIN
@@ -405,10 +406,20 @@ export const FUNCTIONS = `
       IF deltas IS NOT NULL THEN PERFORM kept_add_counts(deltas); END IF;
       -- Last, the rows writers also lock (their riders and their rows' list keys): held from here to the
       -- commit only, so a writer never waits on this batch for long.
-      INSERT INTO kept_moved_riders SELECT DISTINCT unnest(riders_) ON CONFLICT DO NOTHING;
+      -- A moved rider's rows are checked again with each later batch that names it, until no transaction
+      -- that may have written one with the old 3PL can still be running (every one that could had its id
+      -- before this batch had its own: \`until\`); then once more, and it leaves kept_moved_riders.
+      INSERT INTO kept_moved_riders AS k (rider_id, until)
+        SELECT DISTINCT unnest(riders_), pg_current_xact_id()
+        ON CONFLICT (rider_id) DO UPDATE SET until = EXCLUDED.until;
+      WITH settling AS (
+        DELETE FROM kept_moved_riders WHERE rider_id IN (
+          SELECT rider_id FROM kept_moved_riders WHERE until < pg_snapshot_xmin(pg_current_snapshot()) LIMIT 1000)
+        RETURNING rider_id)
+      SELECT coalesce(array_agg(rider_id), '{}') INTO settled FROM settling;
       PERFORM kept_apply_list_keys(
-        ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (held)),
-        ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (checked)),
+        ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (held)) || settled,
+        ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (checked)) || settled,
         moved_items);
       PERFORM kept_apply_riders(held);
       PERFORM kept_rules_refresh(held || checked);
@@ -429,6 +440,12 @@ export async function up(knex: Knex): Promise<void> {
     ALTER TABLE kept_check_quarters DROP CONSTRAINT kept_check_quarters_checks_check, DROP CONSTRAINT kept_check_quarters_passed_check;
     ALTER TABLE kept_exchange_quarters DROP CONSTRAINT kept_exchange_quarters_exchanges_check;
     ALTER TABLE kept_exchange_days DROP CONSTRAINT kept_exchange_days_exchanges_check;
+
+    -- Until when a moved rider's rows are checked again (kept_apply()): riders moved before this have
+    -- nothing left to wait for.
+    ALTER TABLE kept_moved_riders ADD COLUMN until xid8 NOT NULL DEFAULT '0';
+    ALTER TABLE kept_moved_riders ALTER COLUMN until DROP DEFAULT;
+    COMMENT ON TABLE kept_moved_riders IS 'Riders moved to another 3PL lately: kept_apply() checks their rows'' list keys until no writer that read the old 3PL can still be running (until); kept by kept_apply().';
 
     -- The log's bound, and the state of a rebuild it asks for.
     CREATE TABLE kept_log_state (
