@@ -166,16 +166,14 @@ export const FUNCTIONS = `
       ), was AS MATERIALIZED (
         SELECT gram, name, rider_id, name_key, company_id FROM kept_rider_name_grams WHERE rider_id = ANY (riders_)
       ), gone AS (
-        DELETE FROM kept_rider_name_grams k USING was w
-         WHERE (k.gram, k.name, k.rider_id) = (w.gram, w.name, w.rider_id)
-           AND NOT EXISTS (SELECT 1 FROM fresh f WHERE (f.gram, f.name, f.rider_id) = (w.gram, w.name, w.rider_id))
-      ), changed AS (
-        UPDATE kept_rider_name_grams k SET name_key = f.name_key, company_id = f.company_id
-          FROM fresh f
-         WHERE (k.gram, k.name, k.rider_id) = (f.gram, f.name, f.rider_id) AND (k.name_key, k.company_id) <> (f.name_key, f.company_id)
-      ), added AS (
-        INSERT INTO kept_rider_name_grams
-          SELECT * FROM fresh f WHERE NOT EXISTS (SELECT 1 FROM was w WHERE (w.gram, w.name, w.rider_id) = (f.gram, f.name, f.rider_id))
+        -- (Set differences, hashed: an anti-join of two of these CTEs was a nested loop, quadratic.)
+        DELETE FROM kept_rider_name_grams k
+         USING (SELECT gram, name, rider_id FROM was EXCEPT SELECT gram, name, rider_id FROM fresh) d
+         WHERE (k.gram, k.name, k.rider_id) = (d.gram, d.name, d.rider_id)
+      ), put AS (
+        INSERT INTO kept_rider_name_grams AS k
+          SELECT * FROM (SELECT * FROM fresh EXCEPT SELECT * FROM was) d
+          ON CONFLICT (gram, name, rider_id) DO UPDATE SET name_key = EXCLUDED.name_key, company_id = EXCLUDED.company_id
       ), counted AS (
         SELECT gram, sum(sign)::int AS riders
           FROM (SELECT gram, rider_id, 1 AS sign FROM fresh UNION ALL SELECT DISTINCT gram, rider_id, -1 FROM was) d

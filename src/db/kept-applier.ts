@@ -1,9 +1,9 @@
 // The kept data's writer (migration 018): the systems that write riders, assignments and checks only
 // append what they changed to kept_changes, and this folds it into the kept tables, a batch at a time,
 // by calling kept_apply() on the primary: every KEPT_APPLY_MS while the log is short, and while it is
-// long, one batch of 1,000 rows after another: at once while the database is otherwise quiet, and with
-// a pause nine times as long as the batch while other sessions are at work (it yields to the writers,
-// and catches up when they are done). Every process
+// long, one batch after another: at once (4,000 rows while nobody logs, 1,000 otherwise), unless the
+// writers log faster than it could apply them; then with a pause nine times as long as the batch (it
+// yields to the writers, and catches up when they are done). Every process
 // that serves runs one, but only one applies: the one whose session holds the applier's lock (a session
 // advisory lock, let go by PostgreSQL when that connection ends). The others only ask for the lock, once a
 // second, and take over when it is free: so a fleet of processes applies in one ordered stream, on one
@@ -38,11 +38,33 @@ const TICK = `
 
 /** The share of its time the applier works while the writers log faster than it can apply (the rest it pauses). */
 const BURST_SHARE = 0.1;
+/** While nobody logs (a backlog after a burst, an outage), batches this many times larger: fewer fixed costs, a fifth faster. */
+const QUIET_BATCHES = 4;
 /** The log's inflow is measured over at least this long (the writers' statistics reach the server about once a second). */
 const INFLOW_WINDOW_MS = 3000;
 
 /** After failures in a row (the database away or read-only, kept_apply() missing), tries wait 1 s, 2 s, … up to this. */
 const MAX_BACKOFF_MS = 30000;
+
+/**
+ * After a batch: the size of the next, and the pause before it when the batch was full (more waits;
+ * undefined: the usual pause). The next one at once, unless the writers log (`inflow`, rows a second)
+ * faster than batches back to back, each as long as this one, could apply: then after nine times as
+ * long as it took, so that the writers keep nine tenths of the applier's core (a burst, an import), and
+ * the applier catches up once they slow. While they log less than a tenth of that, batches are
+ * QUIET_BATCHES times larger: the riders' rows a batch locks wait for nobody.
+ */
+export function pace(p: { batch: number; size: number; taken: number; tookMs: number; inflow: number }): {
+  size: number;
+  pauseMs?: number;
+} {
+  if (p.taken < p.size) return { size: p.batch };
+  const capacity = (p.size * 1000) / Math.max(p.tookMs, 1);
+  return {
+    size: p.inflow < capacity / 10 ? p.batch * QUIET_BATCHES : p.batch,
+    pauseMs: p.inflow > capacity ? (p.tookMs * (1 - BURST_SHARE)) / BURST_SHARE : 0,
+  };
+}
 
 export interface KeptApplierStatus {
   /** Rows the last batches took, in all since start. */
@@ -74,6 +96,8 @@ export class KeptApplier {
   /** Batches failed in a row, other than by meeting a writer's lock (which is tried again at the next tick). */
   private failures = 0;
   private readonly batch: number;
+  /** The size of the next batch: `batch`, or QUIET_BATCHES times it while the writers are quiet. */
+  private size: number;
   /** Rows ever appended to the log, as the server counts them, at the last ticks: the writers' pace. */
   private readonly logged: Array<{ at: number; rows: number }> = [];
   readonly status: KeptApplierStatus = { applied: 0, elsewhere: false };
@@ -83,6 +107,7 @@ export class KeptApplier {
     private readonly options: KeptApplierOptions,
   ) {
     this.batch = options.batch ?? 1000;
+    this.size = this.batch;
     // One connection of its own, without the short queries' statement timeout: a rebuild after a
     // TRUNCATE of a source table runs for as long as the data takes.
     // Its commits need not wait for the disk: a batch and the log rows it took leave in one
@@ -123,11 +148,10 @@ export class KeptApplier {
   private async tick(): Promise<void> {
     const started = performance.now();
     const taken = await this.applyOnce();
-    // A full batch: more is waiting. The next one at once, unless the writers log faster than batches
-    // back to back could apply (a burst, an import): then after nine times as long as this one took, so
-    // that the writers keep nine tenths of the applier's core, and the applier catches up once they slow.
-    const took = performance.now() - started;
-    if (taken >= this.batch) this.schedule(this.outpaced(took) ? (took * (1 - BURST_SHARE)) / BURST_SHARE : 0);
+    // A full batch: more is waiting, after pace()'s pause.
+    const next = pace({ batch: this.batch, size: this.size, taken, tookMs: performance.now() - started, inflow: this.logInflow() });
+    this.size = next.size;
+    if (next.pauseMs !== undefined) this.schedule(next.pauseMs);
     else if (taken < 0) this.schedule(Math.max(this.options.intervalMs, FOLLOWER_MS));
     else if (this.failures > 0) this.schedule(Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (this.failures - 1)));
     else this.schedule(this.options.intervalMs);
@@ -140,15 +164,11 @@ export class KeptApplier {
     return last && since && last.at > since.at ? ((last.rows - since.rows) * 1000) / (last.at - since.at) : 0;
   }
 
-  /** Whether the writers log faster than batches back to back, each as long as the last (`batchMs`), would apply. */
-  outpaced(batchMs: number): boolean {
-    return this.logInflow() > (this.batch * 1000) / Math.max(batchMs, 1);
-  }
-
   /** One batch: how many rows it took; -1 when another process applies; 0 on a failure (logged). */
   private async applyOnce(): Promise<number> {
     try {
-      const { rows } = await this.pool.query<{ taken: number; logged: string }>(TICK, [this.batch, LEADER_LOCK]);
+      const size = this.size;
+      const { rows } = await this.pool.query<{ taken: number; logged: string }>(TICK, [size, LEADER_LOCK]);
       const taken = rows[0].taken;
       const now = performance.now();
       this.logged.push({ at: now, rows: Number(rows[0].logged) });
@@ -157,10 +177,10 @@ export class KeptApplier {
       this.status.lastError = undefined;
       this.failures = 0;
       if (taken > 0) this.status.applied += taken;
-      if (taken >= 0 && taken < this.batch) {
+      if (taken >= 0 && taken < size) {
         this.status.caughtUpAt = new Date();
         this.status.behindSince = undefined;
-      } else if (taken >= this.batch) this.status.behindSince ??= new Date();
+      } else if (taken >= size) this.status.behindSince ??= new Date();
       return taken;
     } catch (error) {
       this.failed(error as Error & { code?: string });

@@ -1,0 +1,31 @@
+// How the kept data's applier paces its batches (src/db/kept-applier.ts, pace()): it keeps up while it
+// can, yields to writers that log faster than it could apply, and takes larger batches while nobody logs.
+import { pace } from '../src/db/kept-applier';
+
+const batch = 1000;
+
+describe('the applier after a batch', () => {
+  it('waits the usual pause when the batch was not full: the log is caught up', () => {
+    expect(pace({ batch, size: 1000, taken: 400, tookMs: 100, inflow: 0 })).toEqual({ size: 1000 });
+    expect(pace({ batch, size: 4000, taken: 0, tookMs: 5, inflow: 0 })).toEqual({ size: 1000 });
+    // Another process applies (-1): the usual follower's pause.
+    expect(pace({ batch, size: 1000, taken: -1, tookMs: 2, inflow: 5000 })).toEqual({ size: 1000 });
+  });
+
+  it('goes on at once while it applies faster than the writers log', () => {
+    // 1,000 rows in 500 ms: 2,000 a second; the writers log 1,500.
+    expect(pace({ batch, size: 1000, taken: 1000, tookMs: 500, inflow: 1500 })).toEqual({ size: 1000, pauseMs: 0 });
+  });
+
+  it('yields nine tenths of its time while the writers log faster than it could apply', () => {
+    // 1,000 rows in 500 ms; the writers log 10,000 a second: it works a tenth of the time.
+    expect(pace({ batch, size: 1000, taken: 1000, tookMs: 500, inflow: 10_000 })).toEqual({ size: 1000, pauseMs: 4500 });
+  });
+
+  it('takes four times larger batches while the writers log less than a tenth of what it applies', () => {
+    expect(pace({ batch, size: 1000, taken: 1000, tookMs: 500, inflow: 0 })).toEqual({ size: 4000, pauseMs: 0 });
+    expect(pace({ batch, size: 4000, taken: 4000, tookMs: 1600, inflow: 100 })).toEqual({ size: 4000, pauseMs: 0 });
+    // Writers back: batches of 1,000 again, so that a batch holds the riders' rows for a short while.
+    expect(pace({ batch, size: 4000, taken: 4000, tookMs: 1600, inflow: 1000 })).toEqual({ size: 1000, pauseMs: 0 });
+  });
+});
