@@ -356,7 +356,7 @@ async function main(): Promise<void> {
     const f = await loadFleet(db);
     if ((await logRows(db)) > 0) await catchUp(o, db, 'before');
     const riders = f.riders[1] - f.riders[0] + 1;
-    const version = String((await db.query('SHOW server_version')).rows[0].server_version);
+    const version = `PostgreSQL ${String((await db.query('SHOW server_version')).rows[0].server_version)}`;
     // A run stopped half-way left its rows and riders: put back first.
     if ((await db.query(`SELECT to_regclass('kept_keepup_riders') AS t`)).rows[0].t) await cleanup(o, db, ID_BASE, 2 * ID_BASE);
     else await db.query('CREATE TABLE kept_keepup_riders AS SELECT id, company_id, name FROM riders');
@@ -393,7 +393,7 @@ async function main(): Promise<void> {
     for (const s of sections) s.body += `\n\n${verdict}.`;
     await db.query('DROP TABLE kept_keepup_riders');
     if (o.record) {
-      const header = toolHeader(commandOf(process.argv.slice(2)), riders, version);
+      const header = toolHeader(commandOf(process.argv.slice(2), 'kept-keepup'), riders, version);
       const { written } = recordInto(path.join(projectRoot, 'docs', 'WRITERS.md'), sections, riders, header);
       log(`--record: docs/WRITERS.md regions written: ${written.join(', ') || 'none'}`);
     }

@@ -1429,7 +1429,7 @@ function concurrentSummary(report: string): string {
 export const regionOf = (phase: Phase, apply: boolean) => `writers-${phase}${apply || phase !== 'concurrent' ? '' : '-no-apply'}`;
 
 /** The command as the recorded header names it: the database's URL and the JSON file's path left out. */
-export function commandOf(argv: readonly string[]): string {
+export function commandOf(argv: readonly string[], tool = 'kept-writes'): string {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const [name] = argv[i].split('=');
@@ -1438,7 +1438,7 @@ export function commandOf(argv: readonly string[]): string {
       if (!argv[i].includes('=')) i++;
     } else out.push(argv[i]);
   }
-  return ['node dist/bench/kept-writes.js', ...out].join(' ');
+  return [`node dist/bench/${tool}.js`, ...out].join(' ');
 }
 
 /**
