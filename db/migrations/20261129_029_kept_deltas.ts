@@ -27,6 +27,22 @@ const guard = `IF current_setting('kept.applying', true) = 'on' OR NOT kept_logg
 
 /** The functions this migration writes (run again as they are by a developer trying a change on a copy). */
 export const FUNCTIONS = `
+    -- The oldest transaction of this database still running, or this one's when none other is (a long
+    -- transaction elsewhere on the server does not hold it back). Transaction ids in pg_locks have 32
+    -- bits: made whole with this one's epoch. Prepared transactions (no session) count too.
+    CREATE OR REPLACE FUNCTION kept_oldest_writer() RETURNS xid8 LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    DECLARE
+      mine bigint := pg_current_xact_id()::text::bigint;
+      oldest bigint;
+    BEGIN
+      SELECT min(l.transactionid::text::bigint) INTO oldest
+        FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock' AND l.pid IS DISTINCT FROM pg_backend_pid()
+         AND (l.pid IS NULL OR a.datid = (SELECT oid FROM pg_database WHERE datname = current_database()));
+      IF oldest IS NULL THEN RETURN mine::text::xid8; END IF;
+      RETURN ((mine >> 32 << 32) + oldest - CASE WHEN oldest > (mine & 4294967295) THEN 4294967296 ELSE 0 END)::text::xid8;
+    END $$;
+
     -- Whether a writer logs: not once the log is full. The first writer to find it full says so, once.
     CREATE OR REPLACE FUNCTION kept_logging() RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
     DECLARE
@@ -332,6 +348,7 @@ export const FUNCTIONS = `
       taken integer;
       truncated boolean;
       deltas kept_changes[];
+      horizon xid8;
       settled bigint[];
       riders_ bigint[]; held bigint[]; checked bigint[]; moved_items bigint[]; answered bigint[]; entries bigint[]; renamed bigint[];
       products_ bigint[]; variations bigint[]; companies_ bigint[]; countries_ bigint[]; questions_ bigint[];
@@ -405,16 +422,21 @@ export const FUNCTIONS = `
       -- Last, the rows writers also lock (their riders and their rows' list keys): held from here to the
       -- commit only, so a writer never waits on this batch for long.
       -- A moved rider's rows are checked again with each later batch that names it, until no transaction
-      -- that may have written one with the old 3PL can still be running (every one that could had its id
-      -- before this batch had its own: \`until\`); then once more, and it leaves kept_moved_riders.
+      -- of this database that may have written one with the old 3PL can still be running (every one that
+      -- could had its id before this batch had its own: \`until\`); then once more, and it leaves
+      -- kept_moved_riders.
       INSERT INTO kept_moved_riders AS k (rider_id, until)
         SELECT DISTINCT unnest(riders_), pg_current_xact_id()
         ON CONFLICT (rider_id) DO UPDATE SET until = EXCLUDED.until;
-      WITH settling AS (
-        DELETE FROM kept_moved_riders WHERE rider_id IN (
-          SELECT rider_id FROM kept_moved_riders WHERE until < pg_snapshot_xmin(pg_current_snapshot()) LIMIT 1000)
-        RETURNING rider_id)
-      SELECT coalesce(array_agg(rider_id), '{}') INTO settled FROM settling;
+      settled := '{}';
+      IF EXISTS (SELECT 1 FROM kept_moved_riders WHERE rider_id <> ALL (riders_)) THEN
+        horizon := kept_oldest_writer();
+        WITH settling AS (
+          DELETE FROM kept_moved_riders WHERE rider_id IN (
+            SELECT rider_id FROM kept_moved_riders WHERE until < horizon LIMIT 1000)
+          RETURNING rider_id)
+        SELECT coalesce(array_agg(rider_id), '{}') INTO settled FROM settling;
+      END IF;
       PERFORM kept_apply_list_keys(
         ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (held)) || settled,
         ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (checked)) || settled,
