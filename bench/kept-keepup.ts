@@ -96,7 +96,7 @@ interface Fleet {
   idBase: number;
 }
 
-async function loadFleet(db: pg.Client): Promise<Fleet> {
+export async function loadFleet(db: pg.Client): Promise<Fleet> {
   const one = async (text: string) => (await db.query(text)).rows[0] as Record<string, string>;
   const r = await one('SELECT min(id) AS lo, max(id) AS hi FROM riders');
   const c = (await db.query('SELECT company_id::text AS id FROM riders GROUP BY 1 ORDER BY count(*) DESC LIMIT 2')).rows;
@@ -112,7 +112,7 @@ async function loadFleet(db: pg.Client): Promise<Fleet> {
 }
 
 /** One writer's transaction, chosen at random: the mix of bench/kept-writes.ts with exchanges added. */
-function script(f: Fleet): string {
+export function script(f: Fleet): string {
   const [ca, cb] = f.companies;
   return `\\set r random(${f.riders[0]}, ${f.riders[1]})
 \\set op random(1, 100)

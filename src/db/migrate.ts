@@ -31,6 +31,7 @@ import * as streamDateCovering from '../../db/migrations/20261128_026_stream_dat
 import * as riderNameGramsByRider from '../../db/migrations/20261128_027_rider_name_grams_by_rider';
 import * as assignmentDaysRiderKey from '../../db/migrations/20261128_028_assignment_days_rider_key';
 import * as keptDeltas from '../../db/migrations/20261129_029_kept_deltas';
+import * as movedRiderReturns from '../../db/migrations/20261129_030_moved_rider_returns';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -67,6 +68,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261128_027_rider_name_grams_by_rider', riderNameGramsByRider],
   ['20261128_028_assignment_days_rider_key', assignmentDaysRiderKey],
   ['20261129_029_kept_deltas', keptDeltas],
+  ['20261129_030_moved_rider_returns', movedRiderReturns],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */
