@@ -32,6 +32,7 @@ import * as riderNameGramsByRider from '../../db/migrations/20261128_027_rider_n
 import * as assignmentDaysRiderKey from '../../db/migrations/20261128_028_assignment_days_rider_key';
 import * as keptDeltas from '../../db/migrations/20261129_029_kept_deltas';
 import * as movedRiderReturns from '../../db/migrations/20261129_030_moved_rider_returns';
+import * as unreachedFunctions from '../../db/migrations/20261129_031_unreached_functions';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -69,6 +70,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261128_028_assignment_days_rider_key', assignmentDaysRiderKey],
   ['20261129_029_kept_deltas', keptDeltas],
   ['20261129_030_moved_rider_returns', movedRiderReturns],
+  ['20261129_031_unreached_functions', unreachedFunctions],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */
