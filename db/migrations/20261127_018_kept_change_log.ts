@@ -268,7 +268,7 @@ const APPLIER_LOCK = 'kept_apply';
 const applying = `IF current_setting('kept.applying', true) = 'on' THEN RETURN NULL; END IF;`;
 
 /** The rebuild of every kept table (its \`CREATE\` statement), with \`after\`: the rebuilds later migrations add. */
-export const keptRebuild = (create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', after = '') => `
+const keptRebuild = (create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', after = '') => `
     ${create} kept_rebuild() RETURNS void LANGUAGE plpgsql
       SECURITY DEFINER SET search_path FROM CURRENT SET kept.applying = 'on' AS $$
     BEGIN
@@ -286,7 +286,7 @@ export const keptRebuild = (create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCT
  * The applier's function (its \`CREATE\` statement), with \`after\`: what later migrations add to each
  * batch once the riders' rows are written (migration 023: the rules' kept days of its riders).
  */
-export const keptApply = (create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', after = '') => `
+const keptApply = (create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', after = '') => `
     ${create} kept_apply(batch integer DEFAULT 1000) RETURNS integer LANGUAGE plpgsql
       SECURITY DEFINER SET search_path FROM CURRENT SET lock_timeout = '200ms' SET kept.applying = 'on'
       -- Each statement planned for the ids at hand: a plan made once for any array may read whole tables.

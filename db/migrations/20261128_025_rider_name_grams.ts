@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { keptApply, keptRebuild } from './20261127_018_kept_change_log';
 
 // The rider lookup and search as fast at 1,000,000 riders as at 100,000 (issue 43). Both list the
 // riders whose name holds each typed word, in name order. The trigram index of migration 016 finds
@@ -22,9 +21,6 @@ import { keptApply, keptRebuild } from './20261127_018_kept_change_log';
 const GRAMS = `
       SELECT DISTINCT b.gram, left(r.name, 500) AS name, r.id AS rider_id, r.name_key, r.company_id
         FROM riders r CROSS JOIN LATERAL unnest(rider_name_bigrams(r.name_key)) AS b(gram)`;
-
-const RULE_DAYS = '\n      PERFORM kept_rules_refresh(held || checked);';
-const NAME_GRAMS = '\n      PERFORM kept_rider_name_grams_refresh(riders_);';
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -83,8 +79,94 @@ export async function up(knex: Knex): Promise<void> {
       WHEN ((OLD.id, OLD.company_id, OLD.country_id, OLD.name) IS DISTINCT FROM (NEW.id, NEW.company_id, NEW.country_id, NEW.name))
       EXECUTE FUNCTION riders_log_kept_changes();
 
-    ${keptApply('CREATE OR REPLACE FUNCTION', RULE_DAYS + NAME_GRAMS)}
-    ${keptRebuild('CREATE OR REPLACE FUNCTION', '\n      PERFORM kept_rules_rebuild();\n      PERFORM kept_rider_name_grams_rebuild();')}
+    CREATE OR REPLACE FUNCTION kept_apply(batch integer DEFAULT 1000) RETURNS integer LANGUAGE plpgsql
+      SECURITY DEFINER SET search_path FROM CURRENT SET lock_timeout = '200ms' SET kept.applying = 'on'
+      -- Each statement planned for the ids at hand: a plan made once for any array may read whole tables.
+      SET plan_cache_mode = force_custom_plan AS $$
+    DECLARE
+      taken integer;
+      truncated boolean;
+      riders_ bigint[]; held bigint[]; checked bigint[]; moved_items bigint[]; answered bigint[]; entries bigint[];
+      check_quarters timestamptz[]; exchange_quarters timestamptz[];
+      products_ bigint[]; variations bigint[]; companies_ bigint[]; countries_ bigint[]; questions_ bigint[];
+    BEGIN
+      IF NOT pg_try_advisory_xact_lock(hashtextextended('kept_apply', 0)) THEN RETURN -1; END IF;
+      WITH taken AS (
+        DELETE FROM kept_changes WHERE ctid = ANY (ARRAY(SELECT ctid FROM kept_changes LIMIT batch)) RETURNING kind, id, at
+      )
+      SELECT count(*), bool_or(kind = 'T'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'r'), array_agg(DISTINCT id) FILTER (WHERE kind = 'h'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'g'), array_agg(DISTINCT id) FILTER (WHERE kind = 'k'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'c'), array_agg(DISTINCT id) FILTER (WHERE kind = 'e'),
+             array_agg(DISTINCT at) FILTER (WHERE kind = 'q'), array_agg(DISTINCT at) FILTER (WHERE kind = 'x'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'p'), array_agg(DISTINCT id) FILTER (WHERE kind = 'v'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'o'), array_agg(DISTINCT id) FILTER (WHERE kind = 'n'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'Q')
+        INTO taken, truncated, riders_, held, checked, moved_items, answered, entries, check_quarters, exchange_quarters,
+             products_, variations, companies_, countries_, questions_
+        FROM taken;
+      IF taken = 0 THEN RETURN 0; END IF;
+      IF truncated THEN
+        PERFORM kept_rebuild();
+        RETURN taken;
+      END IF;
+
+      -- A catalog row names every rider or check that shows it: those go back into the log, to be
+      -- written in later batches (a product's holders may be most of the fleet).
+      IF products_ IS NOT NULL OR variations IS NOT NULL OR companies_ IS NOT NULL OR countries_ IS NOT NULL OR questions_ IS NOT NULL THEN
+      INSERT INTO kept_changes (kind, id)
+        SELECT 'h', rider_id FROM assignments WHERE product_id = ANY (products_)
+        UNION SELECT 'e', rider_id FROM assignments WHERE variation_id = ANY (variations)
+        UNION SELECT 'e', id FROM riders WHERE company_id = ANY (companies_) OR country_id = ANY (countries_)
+        UNION SELECT 'c', check_id FROM patrol_check_answers WHERE question_id = ANY (questions_);
+      END IF;
+
+      riders_ := coalesce(riders_, '{}');
+      held := riders_ || coalesce(held, '{}');
+      checked := riders_ || coalesce(checked, '{}');
+      entries := held || coalesce(entries, '{}');
+      moved_items := coalesce(moved_items, '{}');
+      -- A rider's row changed (moved to another 3PL, new, gone): its checks and exchanges count for the 3PL
+      -- it has now. Every such rider's quarters are written afresh, whatever kept_riders last said: another
+      -- move may have come between (riders move seldom; their checks' quarters are few).
+      check_quarters := coalesce(check_quarters, '{}')
+        || ARRAY(SELECT DISTINCT kept_quarter(checked_at) FROM patrol_checks WHERE rider_id = ANY (riders_));
+      exchange_quarters := coalesce(exchange_quarters, '{}')
+        || ARRAY(SELECT kept_quarter(e.exchanged_at) FROM assignments a JOIN product_exchanges e ON e.old_assignment_id = a.id
+                  WHERE a.rider_id = ANY (riders_)
+                 UNION SELECT kept_quarter(exchanged_at) FROM product_exchanges WHERE old_assignment_id = ANY (moved_items));
+
+      PERFORM rider_list_entries_refresh_unlocked(entries);
+      PERFORM kept_assignment_days_refresh_riders(held);
+      PERFORM kept_check_gaps_refresh_unlocked(checked);
+      PERFORM patrol_check_questioners_refresh_unlocked(coalesce(answered, '{}'));
+      PERFORM kept_apply_quarters(check_quarters, exchange_quarters);
+      -- Last, the rows writers also lock (their riders and their rows' list keys): held from here to the
+      -- commit only, so a writer never waits on this batch for long.
+      INSERT INTO kept_moved_riders SELECT DISTINCT unnest(riders_) ON CONFLICT DO NOTHING;
+      PERFORM kept_apply_list_keys(
+        ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (held)),
+        ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (checked)),
+        moved_items);
+      PERFORM kept_apply_riders(held);
+      PERFORM kept_rules_refresh(held || checked);
+      PERFORM kept_rider_name_grams_refresh(riders_);
+      RETURN taken;
+    END $$;
+    CREATE OR REPLACE FUNCTION kept_rebuild() RETURNS void LANGUAGE plpgsql
+      SECURITY DEFINER SET search_path FROM CURRENT SET kept.applying = 'on' AS $$
+    BEGIN
+      DELETE FROM kept_changes;
+      PERFORM riders_recount_items();
+      PERFORM list_keys_rebuild();
+      PERFORM patrol_check_questioners_rebuild();
+      PERFORM rider_list_blocks_rebuild();
+      PERFORM rider_list_entries_rebuild();
+      PERFORM kept_attention_rebuild();
+      PERFORM kept_riders_rebuild();
+      PERFORM kept_rules_rebuild();
+      PERFORM kept_rider_name_grams_rebuild();
+    END $$;
 
     SELECT kept_rider_name_grams_rebuild();
     DROP INDEX riders_name_key_trgm_idx;
@@ -95,8 +177,92 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE INDEX riders_name_key_trgm_idx ON riders USING gin (name_key gin_trgm_ops);
-    ${keptApply('CREATE OR REPLACE FUNCTION', RULE_DAYS)}
-    ${keptRebuild('CREATE OR REPLACE FUNCTION', '\n      PERFORM kept_rules_rebuild();')}
+    CREATE OR REPLACE FUNCTION kept_apply(batch integer DEFAULT 1000) RETURNS integer LANGUAGE plpgsql
+      SECURITY DEFINER SET search_path FROM CURRENT SET lock_timeout = '200ms' SET kept.applying = 'on'
+      -- Each statement planned for the ids at hand: a plan made once for any array may read whole tables.
+      SET plan_cache_mode = force_custom_plan AS $$
+    DECLARE
+      taken integer;
+      truncated boolean;
+      riders_ bigint[]; held bigint[]; checked bigint[]; moved_items bigint[]; answered bigint[]; entries bigint[];
+      check_quarters timestamptz[]; exchange_quarters timestamptz[];
+      products_ bigint[]; variations bigint[]; companies_ bigint[]; countries_ bigint[]; questions_ bigint[];
+    BEGIN
+      IF NOT pg_try_advisory_xact_lock(hashtextextended('kept_apply', 0)) THEN RETURN -1; END IF;
+      WITH taken AS (
+        DELETE FROM kept_changes WHERE ctid = ANY (ARRAY(SELECT ctid FROM kept_changes LIMIT batch)) RETURNING kind, id, at
+      )
+      SELECT count(*), bool_or(kind = 'T'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'r'), array_agg(DISTINCT id) FILTER (WHERE kind = 'h'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'g'), array_agg(DISTINCT id) FILTER (WHERE kind = 'k'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'c'), array_agg(DISTINCT id) FILTER (WHERE kind = 'e'),
+             array_agg(DISTINCT at) FILTER (WHERE kind = 'q'), array_agg(DISTINCT at) FILTER (WHERE kind = 'x'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'p'), array_agg(DISTINCT id) FILTER (WHERE kind = 'v'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'o'), array_agg(DISTINCT id) FILTER (WHERE kind = 'n'),
+             array_agg(DISTINCT id) FILTER (WHERE kind = 'Q')
+        INTO taken, truncated, riders_, held, checked, moved_items, answered, entries, check_quarters, exchange_quarters,
+             products_, variations, companies_, countries_, questions_
+        FROM taken;
+      IF taken = 0 THEN RETURN 0; END IF;
+      IF truncated THEN
+        PERFORM kept_rebuild();
+        RETURN taken;
+      END IF;
+
+      -- A catalog row names every rider or check that shows it: those go back into the log, to be
+      -- written in later batches (a product's holders may be most of the fleet).
+      IF products_ IS NOT NULL OR variations IS NOT NULL OR companies_ IS NOT NULL OR countries_ IS NOT NULL OR questions_ IS NOT NULL THEN
+      INSERT INTO kept_changes (kind, id)
+        SELECT 'h', rider_id FROM assignments WHERE product_id = ANY (products_)
+        UNION SELECT 'e', rider_id FROM assignments WHERE variation_id = ANY (variations)
+        UNION SELECT 'e', id FROM riders WHERE company_id = ANY (companies_) OR country_id = ANY (countries_)
+        UNION SELECT 'c', check_id FROM patrol_check_answers WHERE question_id = ANY (questions_);
+      END IF;
+
+      riders_ := coalesce(riders_, '{}');
+      held := riders_ || coalesce(held, '{}');
+      checked := riders_ || coalesce(checked, '{}');
+      entries := held || coalesce(entries, '{}');
+      moved_items := coalesce(moved_items, '{}');
+      -- A rider's row changed (moved to another 3PL, new, gone): its checks and exchanges count for the 3PL
+      -- it has now. Every such rider's quarters are written afresh, whatever kept_riders last said: another
+      -- move may have come between (riders move seldom; their checks' quarters are few).
+      check_quarters := coalesce(check_quarters, '{}')
+        || ARRAY(SELECT DISTINCT kept_quarter(checked_at) FROM patrol_checks WHERE rider_id = ANY (riders_));
+      exchange_quarters := coalesce(exchange_quarters, '{}')
+        || ARRAY(SELECT kept_quarter(e.exchanged_at) FROM assignments a JOIN product_exchanges e ON e.old_assignment_id = a.id
+                  WHERE a.rider_id = ANY (riders_)
+                 UNION SELECT kept_quarter(exchanged_at) FROM product_exchanges WHERE old_assignment_id = ANY (moved_items));
+
+      PERFORM rider_list_entries_refresh_unlocked(entries);
+      PERFORM kept_assignment_days_refresh_riders(held);
+      PERFORM kept_check_gaps_refresh_unlocked(checked);
+      PERFORM patrol_check_questioners_refresh_unlocked(coalesce(answered, '{}'));
+      PERFORM kept_apply_quarters(check_quarters, exchange_quarters);
+      -- Last, the rows writers also lock (their riders and their rows' list keys): held from here to the
+      -- commit only, so a writer never waits on this batch for long.
+      INSERT INTO kept_moved_riders SELECT DISTINCT unnest(riders_) ON CONFLICT DO NOTHING;
+      PERFORM kept_apply_list_keys(
+        ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (held)),
+        ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (checked)),
+        moved_items);
+      PERFORM kept_apply_riders(held);
+      PERFORM kept_rules_refresh(held || checked);
+      RETURN taken;
+    END $$;
+    CREATE OR REPLACE FUNCTION kept_rebuild() RETURNS void LANGUAGE plpgsql
+      SECURITY DEFINER SET search_path FROM CURRENT SET kept.applying = 'on' AS $$
+    BEGIN
+      DELETE FROM kept_changes;
+      PERFORM riders_recount_items();
+      PERFORM list_keys_rebuild();
+      PERFORM patrol_check_questioners_rebuild();
+      PERFORM rider_list_blocks_rebuild();
+      PERFORM rider_list_entries_rebuild();
+      PERFORM kept_attention_rebuild();
+      PERFORM kept_riders_rebuild();
+      PERFORM kept_rules_rebuild();
+    END $$;
     DROP TRIGGER riders_update_kept_changes ON riders;
     CREATE TRIGGER riders_update_kept_changes AFTER UPDATE OF id, company_id, country_id ON riders FOR EACH ROW
       WHEN ((OLD.id, OLD.company_id, OLD.country_id) IS DISTINCT FROM (NEW.id, NEW.company_id, NEW.country_id))
