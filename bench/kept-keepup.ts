@@ -10,14 +10,15 @@
 //   rate of that backlog (rows of the log applied per second).
 // - steady: the writers at --rate writes a second in all, with the applier: the lag's p50, p95 and max,
 //   and the log's rows written against applied.
+// - kinds: each kind of write alone at full speed for --seconds, without the applier, then its backlog
+//   applied: what one change of each kind costs the applier (writes it applies a second).
 // After each run the rows written go and the riders are put back (through the triggers, then applied),
 // and at the end each kept table is compared with its definition.
 //
-//   npm run -s build && node dist/bench/kept-keepup.js --url <database URL> [--only full,steady] [--seconds 30]
+//   npm run -s build && node dist/bench/kept-keepup.js --url <database URL> [--only full,steady,kinds] [--seconds 30]
 //     [--runs 2] [--rate 500] [--writers 6] [--appliers 1] [--record] [--no-check]
 //
 // It writes into the database it is given (loopback only: use a copy).
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +30,7 @@ import { median, percentile } from './stats';
 import { recordInto, toolHeader } from './record';
 import { cleanupStatements } from './kept-writes-sql';
 import { commandOf, requireLoopback } from './kept-writes';
+import { ID_BASE, ID_SPAN, loadFleet, pgbench, script, type Fleet, type Pgbench } from './kept-keepup-writers';
 
 const log = (message: string) => console.error(message);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -63,7 +65,7 @@ function parseOptions(argv: string[]): Options {
   });
   if (!values.url)
     throw new Error(
-      'usage: node dist/bench/kept-keepup.js --url <database URL> [--only full,steady] [--seconds S] [--runs N] [--rate W] [--writers N] [--appliers N] [--record] [--no-check]',
+      'usage: node dist/bench/kept-keepup.js --url <database URL> [--only full,steady,kinds] [--seconds S] [--runs N] [--rate W] [--writers N] [--appliers N] [--record] [--no-check]',
     );
   const whole = (name: string, value: string | undefined, fallback: number) => {
     const n = value === undefined ? fallback : Number(value);
@@ -81,100 +83,6 @@ function parseOptions(argv: string[]): Options {
     record: values.record ?? false,
     check: !values['no-check'],
   };
-}
-
-/** Ids of the rows the writers insert: far above the data's, a range per run (the cleanup deletes them all). */
-const ID_BASE = 100_000_000_000;
-const ID_SPAN = 100_000_000;
-
-interface Fleet {
-  riders: [number, number];
-  companies: [string, string];
-  user: string;
-  patroller: string;
-  variation: { id: string; productId: string };
-  idBase: number;
-}
-
-export async function loadFleet(db: pg.Client): Promise<Fleet> {
-  const one = async (text: string) => (await db.query(text)).rows[0] as Record<string, string>;
-  const r = await one('SELECT min(id) AS lo, max(id) AS hi FROM riders');
-  const c = (await db.query('SELECT company_id::text AS id FROM riders GROUP BY 1 ORDER BY count(*) DESC LIMIT 2')).rows;
-  const v = await one('SELECT id::text, product_id::text FROM product_variations ORDER BY id LIMIT 1');
-  return {
-    riders: [Number(r.lo), Number(r.hi)],
-    companies: [c[0].id as string, c[1].id as string],
-    user: (await one('SELECT min(id)::text AS id FROM app_users')).id,
-    patroller: (await one('SELECT min(id)::text AS id FROM patrollers')).id,
-    variation: { id: v.id, productId: v.product_id },
-    idBase: ID_BASE,
-  };
-}
-
-/** One writer's transaction, chosen at random: the mix of bench/kept-writes.ts with exchanges added. */
-export function script(f: Fleet): string {
-  const [ca, cb] = f.companies;
-  return `\\set r random(${f.riders[0]}, ${f.riders[1]})
-\\set op random(1, 100)
-\\set n :n + 1
-\\set id :base + :client_id * 1000000 + :n
-\\if :op <= 25
-INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
-  VALUES (:id, :r, ${f.variation.productId}, ${f.variation.id}, now(), ${f.user}, 0, 'assign');
-\\set last :id
-\\elif :op <= 40
-WITH a AS (UPDATE assignments SET deleted_at = now() WHERE id = :last AND deleted_at IS NULL RETURNING id)
-  INSERT INTO product_returns (id, assignment_id, returned_at, returned_by, condition) SELECT :id, a.id, now(), ${f.user}, 'Good' FROM a;
-\\elif :op <= 50
-WITH o AS (UPDATE assignments SET deleted_at = now() WHERE id = :last AND deleted_at IS NULL RETURNING id, rider_id),
-     n AS (INSERT INTO assignments (id, rider_id, product_id, variation_id, assigned_at, assigned_by, assign_method, assign_type)
-             SELECT :id, rider_id, ${f.variation.productId}, ${f.variation.id}, now(), ${f.user}, 0, 'exchange' FROM o RETURNING id)
-  INSERT INTO product_exchanges (id, old_assignment_id, new_assignment_id, exchanged_at, exchange_type, replacement_type, processed_by)
-  SELECT :id, o.id, n.id, now(), 'Damaged', 'Exchange', ${f.user} FROM o, n;
-\\set last :id
-\\elif :op <= 75
-WITH c AS (INSERT INTO patrol_checks (id, rider_id, patroller_id, checked_at, id_valid, plate_valid, sticker_valid)
-             VALUES (:id, :r, ${f.patroller}, now(), true, random() > 0.2, true) RETURNING id)
-  INSERT INTO patrol_check_answers (check_id, position, question_id, answer, image_url, score)
-  SELECT c.id, q, q, '"Yes"', NULL, 1 FROM c, generate_series(1, 15) q;
-\\elif :op <= 85
-UPDATE riders SET company_id = CASE company_id WHEN ${ca} THEN ${cb} ELSE ${ca} END WHERE id = :r AND company_id IN (${ca}, ${cb});
-\\else
-UPDATE riders SET name = name || ' x' WHERE id = :r;
-\\endif
-`;
-}
-
-interface Pgbench {
-  tps: number;
-  transactions: number;
-  failed: number;
-  latencyMs: number;
-}
-
-/** pgbench with the writers' script for `seconds`, at full speed or at `rate` transactions a second in all. */
-function pgbench(o: Options, file: string, base: number, rate?: number): Promise<Pgbench> {
-  const args = ['-n', '-M', 'prepared', '-c', String(o.writers), '-j', String(Math.min(o.writers, 2)), '-T', String(o.seconds)];
-  args.push('-D', `base=${base}`, '-D', 'n=0', '-D', 'last=0', '-f', file);
-  if (rate) args.push('-R', String(rate));
-  args.push(o.url);
-  return new Promise((resolve, reject) => {
-    const child = spawn('pgbench', args, { env: { ...process.env, PGOPTIONS: '-c synchronous_commit=off' } });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
-      if (code !== 0) return reject(new Error(`pgbench exited ${code}:\n${out.slice(-2000)}`));
-      resolve({
-        tps: num(/tps = ([\d.]+) \(without initial/),
-        transactions: num(/number of transactions actually processed: (\d+)/),
-        failed: num(/number of failed transactions: (\d+)/) || 0,
-        latencyMs: num(/latency average = ([\d.]+) ms/),
-      });
-    });
-  });
 }
 
 interface Lag {
@@ -343,6 +251,56 @@ function fullTable(o: Options, runs: FullRun[]): string {
   return lines.join('\n');
 }
 
+/** Each kind of write alone, as the writers' script chooses it (its `op`), for the kinds table. */
+const KINDS: Array<{ kind: string; op: number }> = [
+  { kind: 'item assigned', op: 1 },
+  { kind: 'item assigned, then returned (alternately)', op: 26 },
+  { kind: 'item assigned, then exchanged (alternately)', op: 41 },
+  { kind: 'check with 15 answers', op: 51 },
+  { kind: 'rider moved to another 3PL', op: 76 },
+  { kind: 'rider renamed', op: 86 },
+];
+
+interface KindRun {
+  kind: string;
+  writers: Pgbench;
+  backlog: number;
+  catchUpMs: number;
+}
+
+/** Each kind of write alone, at full speed without the applier, then its backlog applied: what a change of each kind costs the applier. */
+async function kindRuns(o: Options, db: pg.Client, f: Fleet, base: () => number): Promise<KindRun[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kept-keepup-kinds-'));
+  const runs: KindRun[] = [];
+  for (const { kind, op } of KINDS) {
+    const file = path.join(dir, `op-${op}.sql`);
+    // A return or an exchange needs an item of its own, of a rider chosen at random: its clients assign
+    // one and return or exchange it, alternately.
+    const chosen =
+      op === 26 ? 'CASE WHEN :n % 2 = 0 THEN 1 ELSE 26 END' : op === 41 ? 'CASE WHEN :n % 2 = 0 THEN 1 ELSE 41 END' : String(op);
+    fs.writeFileSync(file, script(f).replace(/^\\set op .*$/m, `\\set op ${chosen}`));
+    log(`kinds: ${kind}, ${o.writers} writers for ${o.seconds} s, no applier`);
+    const writers = await pgbench(o, file, base());
+    const backlog = await logRows(db);
+    const catchUpMs = await catchUp(o, db, kind);
+    runs.push({ kind, writers, backlog, catchUpMs });
+    log(`kinds: ${JSON.stringify(runs[runs.length - 1])}`);
+  }
+  return runs;
+}
+
+function kindsTable(runs: KindRun[]): string {
+  return [
+    "| write (alone) | writers' tx/s | log rows per write | backlog | applied in | rows/s | writes/s |",
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...runs.map((r) => {
+      const perSecond = r.backlog / (r.catchUpMs / 1000);
+      const perWrite = r.backlog / Math.max(r.writers.transactions, 1);
+      return `| ${r.kind} | ${r.writers.tps.toFixed(0)} | ${perWrite.toFixed(2)} | ${r.backlog} | ${secs(r.catchUpMs)} | ${perSecond.toFixed(0)} | ${(perSecond / perWrite).toFixed(0)} |`;
+    }),
+  ].join('\n');
+}
+
 function steadyTable(o: Options, s: { writers: Pgbench; lag: Lag }): string {
   return [
     `| writes/s asked | writers' tx/s | kept data behind p50 / p95 / max | log rows written | applied during the run |`,
@@ -378,6 +336,16 @@ async function main(): Promise<void> {
       sections.push({
         key: `writers-keepup-full${o.appliers > 1 ? `-${o.appliers}` : ''}`,
         title: `${o.writers} writers at full speed, ${o.seconds} s a run, ${o.appliers} applier(s)`,
+        body,
+      });
+    }
+    if (o.only.has('kinds')) {
+      const runs = await kindRuns(o, db, f, () => f.idBase + ID_SPAN * run++);
+      const body = kindsTable(runs);
+      console.log(`## kinds\n\n${body}\n`);
+      sections.push({
+        key: 'writers-keepup-kinds',
+        title: `Each kind of write alone: ${o.writers} writers for ${o.seconds} s, then its backlog applied`,
         body,
       });
     }
