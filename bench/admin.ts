@@ -349,7 +349,7 @@ async function runIsolation(
   };
 }
 
-/** The admin group: see the top of this file and docs/ADMIN-BENCHMARKS.md. */
+/** The admin group: see the top of this file and docs/runs/ADMIN-BENCHMARKS.md. */
 export async function runAdmin(
   server: BenchServer,
   dataset: DatasetInfo,

@@ -70,7 +70,7 @@ function main(): void {
     );
   });
   // Hosted as the service hosts its app (requests made with Express's prototypes): the gap to the
-  // service is then what its features cost, not how Express is put on a socket (docs/BENCHMARKS.md).
+  // service is then what its features cost, not how Express is put on a socket (docs/runs/BENCHMARKS.md).
   const server = createExpressServer(app).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening'));
   process.once('SIGTERM', () => {
     server.close();

@@ -17,7 +17,7 @@
 // the statements their handlers build (src/admin/choices.ts, src/admin/rider-page.ts). --3pl-sorts:
 // the lists of SORTED_LISTS sorted by 3PL (sortedPages), read by readPage as above. Each statement
 // under EXPLAIN five times; with --record, the table into its region `explain-search@<riders>` or
-// `explain-3pl-sorts@<riders>` of docs/ADMIN-BENCHMARKS.md (bench/record.ts).
+// `explain-3pl-sorts@<riders>` of docs/runs/ADMIN-BENCHMARKS.md (bench/record.ts).
 //
 // Only reads: EXPLAIN ANALYZE of SELECTs.
 import path from 'node:path';
@@ -35,7 +35,7 @@ import { DEFAULT_PER_PAGE } from '../src/admin/list-params';
 import { adminLists } from '../src/admin/registry';
 import { searchStatements } from '../src/admin/rider-page';
 import { riderSuggestions } from '../src/queries/rider-equipment';
-import { recordInDocs, toolHeader } from './record';
+import { BENCH_DOCS_DIR, recordInDocs, toolHeader } from './record';
 
 export const RUNS = 5;
 
@@ -217,14 +217,14 @@ const USAGE = [
   '       explain-list.js DATABASE_URL --search|--3pl-sorts [--record] [--plan]',
 ].join('\n');
 
-/** `--record`: one table into its region `<key>@<riders>` of docs/ADMIN-BENCHMARKS.md, under a line naming the run. */
+/** `--record`: one table into its region `<key>@<riders>` of docs/runs/ADMIN-BENCHMARKS.md, under a line naming the run. */
 async function record(pool: Pool, key: string, flag: string, title: string, body: string): Promise<void> {
   const { rows } = await pool.query<{ riders: string; version: string }>(
     'SELECT (SELECT count(*) FROM riders) AS riders, version() AS version',
   );
   const riders = Number(rows[0].riders);
   const header = toolHeader(`node dist/bench/explain-list.js … ${flag} --record`, riders, rows[0].version);
-  const { written, missing } = recordInDocs(path.join(projectRoot, 'docs'), [{ key, title, body }], riders, header);
+  const { written, missing } = recordInDocs(path.join(projectRoot, BENCH_DOCS_DIR), [{ key, title, body }], riders, header);
   console.error(`--record: docs/ ${written.length ? `region written: ${written.join(', ')}` : `no region ${missing.join(', ')}`}`);
 }
 

@@ -1,7 +1,7 @@
 // npm run bench -- [options]: the benchmark at production size. Loads (or reuses) a dataset in its own
 // database, runs the real service as a separate process, measures it on loopback with autocannon,
 // measures PostgreSQL alone on the same SQL (pgbench, psql COPY), prints tables with the
-// targets and writes everything to bench-results/<timestamp>.json. See docs/BENCHMARKS.md.
+// targets and writes everything to bench-results/<timestamp>.json. See docs/runs/BENCHMARKS.md.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,7 +22,7 @@ import { runStartup, type StartupResult } from './startup';
 import { profileTable, runProfile, type ProfileResult } from './profile';
 import { runAdmin, type AdminResult } from './admin';
 import { adminTable, adminVerdicts, isolationTable, teamTable } from './admin-report';
-import { recordInDocs, type RecordedSection } from './record';
+import { BENCH_DOCS_DIR, recordInDocs, type RecordedSection } from './record';
 import { QUEUE_BATCH_RUNS, QUEUE_PAGE_RUNS, queueTable } from './admin-queue';
 import { adminCsvTable } from './admin-csv';
 
@@ -256,7 +256,7 @@ function printAndSave(
       .join(' ')} at the end.`,
   );
   const sections: RecordedSection[] = [];
-  // `recorded`: what --record writes into docs/BENCHMARKS.md, when shorter than what is printed.
+  // `recorded`: what --record writes into docs/runs/BENCHMARKS.md, when shorter than what is printed.
   const section = (key: string, title: string, body: string, recorded = body) => {
     out.push('', `### ${title}`, '', body);
     sections.push({ key, title, body: recorded });
@@ -330,7 +330,7 @@ function printAndSave(
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')} at the end.`;
-    const { written, missing } = recordInDocs(path.join(projectRoot, 'docs'), sections, results.dataset.counts.riders, header);
+    const { written, missing } = recordInDocs(path.join(projectRoot, BENCH_DOCS_DIR), sections, results.dataset.counts.riders, header);
     log(
       `\n--record: docs/ ${written.length ? `regions written: ${written.join(', ')}` : 'unchanged'}${missing.length ? `; no region for ${missing.join(', ')}` : ''}`,
     );

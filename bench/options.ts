@@ -55,7 +55,7 @@ export interface BenchOptions {
   adminQueueOnly: boolean;
   /** The admin lists' whole CSVs beside psql's COPY of the same rows, nothing else (admin-csv.ts). */
   adminCsvOnly: boolean;
-  /** Write the run's tables into their regions of docs/BENCHMARKS.md and docs/ADMIN-BENCHMARKS.md (bench/record.ts). */
+  /** Write the run's tables into their regions of docs/runs/BENCHMARKS.md and docs/runs/ADMIN-BENCHMARKS.md (bench/record.ts). */
   record: boolean;
 }
 
@@ -81,7 +81,7 @@ export const usage = `usage: npm run bench -- [options]
                       startup: see --startup
                       admin: every admin page signed in, at --riders and at --compare-riders (a second
                         dataset in its own database), 1 and 4 connections; then the API's p99 with
-                        and without 4 slow admin pages running (docs/ADMIN-BENCHMARKS.md)
+                        and without 4 slow admin pages running (docs/runs/ADMIN-BENCHMARKS.md)
   --compare-riders N    admin: size of the dataset each page is compared with (default 10000)
   --admin-requests N    admin: requests per page at 1 connection, and shared by 4 clients at 4 (default 7)
   --admin-deep-page N   admin: the deep page of each list (default 400)
@@ -93,7 +93,7 @@ export const usage = `usage: npm run bench -- [options]
   --admin-team-only     admin: the team scenario alone, at --riders (no per-page figures, no second dataset)
   --admin-queue-only    admin: the work queue alone, at --riders: Needs attention's pages and one batch (written, then undone)
   --admin-csv-only      admin: each list's whole CSV (first byte, all) beside psql's COPY of the same rows, --stream-runs times, at --riders
-  --record          write the run's tables into their regions of docs/BENCHMARKS.md and docs/ADMIN-BENCHMARKS.md, replacing the last run's
+  --record          write the run's tables into their regions of docs/runs/BENCHMARKS.md and docs/runs/ADMIN-BENCHMARKS.md, replacing the last run's
   --replicas N      with --processes M: the rider scenarios on 0/N hot standbys of the embedded bench
                     server × 1/M worker processes (and the rate-limit store's cost), each database's
                     share of the statements; instead of the other groups

@@ -1,4 +1,4 @@
-// `npm run bench -- … --record`: the run's tables written into the docs of BENCH_DOCS (docs/BENCHMARKS.md,
+// `npm run bench -- … --record`: the run's tables written into the docs of BENCH_DOCS (docs/runs/BENCHMARKS.md,
 // and the admin pages' ADMIN-BENCHMARKS.md and ADMIN-PAGES-BENCHMARKS.md), each in its own region, so that
 // the doc's figures are the latest run's, with the commit, day and machine they come from; re-running
 // replaces them (git keeps the old ones). A region is the text between
@@ -49,14 +49,17 @@ export function recordSections(
   return { doc: out, written, missing };
 }
 
-/** Writes the sections into `file` (docs/BENCHMARKS.md); returns what recordSections says. */
+/** Writes the sections into `file` (docs/runs/BENCHMARKS.md); returns what recordSections says. */
 export function recordInto(file: string, sections: readonly RecordedSection[], riders: number, header: string) {
   const result = recordSections(fs.readFileSync(file, 'utf8'), sections, riders, header);
   if (result.written.length) fs.writeFileSync(file, result.doc);
   return result;
 }
 
-/** The docs the bench's tables are recorded in (docs/…). */
+/** Where the recorded runs live, apart from the manual (relative to the project's root). */
+export const BENCH_DOCS_DIR = path.join('docs', 'runs');
+
+/** The docs the bench's tables are recorded in (BENCH_DOCS_DIR/…). */
 export const BENCH_DOCS = ['BENCHMARKS.md', 'ADMIN-BENCHMARKS.md', 'ADMIN-PAGES-BENCHMARKS.md'] as const;
 
 /**

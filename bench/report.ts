@@ -1,4 +1,4 @@
-// The performance targets, judged on one run's figures, and the tables printed (Markdown, so docs/BENCHMARKS.md
+// The performance targets, judged on one run's figures, and the tables printed (Markdown, so docs/runs/BENCHMARKS.md
 // can keep them as they are).
 import type { AbortResult } from './abort';
 import { isUnfinished, unfinishedText, type PgbenchOutcome, type PgbenchResult } from './pg-side';

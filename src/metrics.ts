@@ -259,7 +259,7 @@ interface Answers {
  * and status, and handed to prom-client's registry as two metrics in the shape its Counter and
  * Histogram give (so the text, and the cluster's sums, are theirs). prom-client's own classes hash
  * the labels of each observation (sorting their names) on every request, which cost as much as the
- * rest of the request's metrics (docs/BENCHMARKS.md).
+ * rest of the request's metrics (docs/runs/BENCHMARKS.md).
  */
 class AnswerCounts {
   /** By route, method and status: nested maps, so that finding a request's counts makes no key of its own. */

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_DOCS, recordInDocs, recordSections, toolHeader } from '../bench/record';
+import { BENCH_DOCS, BENCH_DOCS_DIR, recordInDocs, recordSections, toolHeader } from '../bench/record';
 import { applierTable, commandOf, freshnessTable, regionOf } from '../bench/kept-writes';
 
-// `npm run bench -- --record`: each table into its own region of docs/BENCHMARKS.md, per dataset size,
+// `npm run bench -- --record`: each table into its own region of docs/runs/BENCHMARKS.md, per dataset size,
 // replacing the last run's; a section without a region leaves the doc alone.
 const doc = [
   '# Benchmarks',
@@ -82,7 +82,7 @@ describe('bench --record into the docs', () => {
   });
 
   it('finds a region at both sizes for every table of the admin group, in one of the bench docs', () => {
-    const docs = BENCH_DOCS.map((doc) => fs.readFileSync(path.join(__dirname, '..', 'docs', doc), 'utf8'));
+    const docs = BENCH_DOCS.map((doc) => fs.readFileSync(path.join(__dirname, '..', BENCH_DOCS_DIR, doc), 'utf8'));
     for (const key of ['admin-pages', 'admin-isolation', 'admin-team', 'admin-queue', 'admin-csv', 'explain-search', 'explain-3pl-sorts'])
       for (const riders of [100000, 1000000]) {
         const holding = docs.filter(

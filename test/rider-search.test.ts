@@ -91,7 +91,7 @@ describe('finding riders by name', () => {
   it('reads one bigram of the kept names in their order, stopping at the page, without a sort', async () => {
     await rolledBack(demo.owner, async (client) => {
       // The demo's few hundred riders could be read whole and sorted: without those paths, the kept
-      // bigrams' index gives the name order (the plans at fleet size are in docs/ADMIN-BENCHMARKS.md).
+      // bigrams' index gives the name order (the plans at fleet size are in docs/runs/ADMIN-BENCHMARKS.md).
       await client.query('SET LOCAL enable_seqscan = off');
       await client.query('SET LOCAL enable_sort = off');
       const { text, values } = toNative(riderSuggestions('Malik, Reem', {}, 20));

@@ -80,7 +80,7 @@ function tooMany(windowMs: number) {
  * shared one of src/auth/rate-limit-store.ts), but not through its middleware: that one runs on every
  * API request, and its debug lines (whose arguments are worked out even when nothing is printed: the
  * client's address among them), its per-request validations and its five awaits cost as much as the
- * rest of the checks together (docs/BENCHMARKS.md). This is its draft-7 path for one option set.
+ * rest of the checks together (docs/runs/BENCHMARKS.md). This is its draft-7 path for one option set.
  */
 export function tokenRateLimit(perMinute: number, store: Store = new MemoryStore()): RequestHandler {
   const windowMs = 60000;

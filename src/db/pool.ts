@@ -260,7 +260,7 @@ export function createPool(
     // hung up kept its statement running that long), and their cost is output, not expressions.
     // The admin pages' statements read index ranges that stop after a page or at a count's cap: a
     // parallel plan only adds its workers' start (at 1,000,000 riders the rule "items past their
-    // exchange day" counted in 191 ms with two workers, 16 ms without; docs/ADMIN-BENCHMARKS.md) and takes
+    // exchange day" counted in 191 ms with two workers, 16 ms without; docs/runs/ADMIN-BENCHMARKS.md) and takes
     // cores from the other supervisors' pages.
     options: `-c TimeZone=${config.timeZone}${streams ? ' -c jit=off' : ''}${purpose === 'admin' ? ' -c max_parallel_workers_per_gather=0' : ''}`,
   });

@@ -5,7 +5,7 @@ import type pg from 'pg';
  * Statements prepared once per connection (DB_PREPARED_STATEMENTS). A page's statements are the same
  * few texts again and again with other values, and PostgreSQL parses and plans each one it is sent
  * unnamed: the admin pages' list and rule statements join up to ten tables, and planning one took up
- * to 9 ms, often more than running it (docs/ADMIN-BENCHMARKS.md). A named statement is parsed
+ * to 9 ms, often more than running it (docs/runs/ADMIN-BENCHMARKS.md). A named statement is parsed
  * once on its connection (pg keeps track of which are); PostgreSQL plans its first five runs with their
  * values, then keeps one plan for all values when that plan is estimated no dearer (plan_cache_mode).
  *

@@ -17,7 +17,7 @@ type Watched = AbortSignal & { [WATCHERS]?: Watchers };
  * request that asks and shared by the requests that follow on it (HTTP/1.1 answers them one after
  * another, and a client that leaves takes all of them along). Per request, that is no controller, no
  * signal and no listener of the response's end: those were a measurable part of each API answer's
- * cost (docs/BENCHMARKS.md).
+ * cost (docs/runs/BENCHMARKS.md).
  */
 export function clientSignal(res: Response): AbortSignal {
   const socket = res.req.socket as WithSignal;
@@ -43,7 +43,7 @@ export function clientSignal(res: Response): AbortSignal {
 /**
  * Calls `listener` once when `signal` aborts, until the returned function is called. On a client
  * signal, a place in a plain set rather than an EventTarget listener, whose adding and removing on
- * every statement cost more than the rest of the signal (docs/BENCHMARKS.md).
+ * every statement cost more than the rest of the signal (docs/runs/BENCHMARKS.md).
  */
 export function whenAborted(signal: AbortSignal, listener: () => void): () => void {
   const watchers = (signal as Watched)[WATCHERS]?.set;

@@ -25,7 +25,7 @@ import { links } from '../html/links';
 
 /**
  * Riders in one batch document, about 50 pages. Its cost is that of its riders' histories, whatever
- * the fleet's size, so a batch takes about the same time on any fleet (docs/BENCHMARKS.md, "Figures
+ * the fleet's size, so a batch takes about the same time on any fleet (docs/runs/BENCHMARKS.md, "Figures
  * once kept in code comments"). A larger selection is printed batch after batch.
  */
 export const BATCH_CAP = 50;

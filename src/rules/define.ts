@@ -95,7 +95,7 @@ export interface RuleList<S extends string = string> {
   subject: string;
   /**
    * The order of the rule's index (migration 014) that a capped count reads its rows in, so that it
-   * stops at its cap (docs/ADMIN-BENCHMARKS.md, "Why the lists and rules read what they read"); none where the planner's
+   * stops at its cap (docs/runs/ADMIN-BENCHMARKS.md, "Why the lists and rules read what they read"); none where the planner's
    * own order reads fewer rows.
    */
   countOrder?: string;

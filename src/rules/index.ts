@@ -33,7 +33,7 @@ export const COMPANY_RULE_NAMES: readonly string[] = companyRules.map((rule) => 
 /**
  * Rule counts stop at this many: past it a page says "more than 1,000", and a count costs the same at
  * any size of fleet (a count checks each row: whether it is handled, whether the rider held equipment
- * then, so an uncapped count grows with the fleet: docs/ADMIN-BENCHMARKS.md). The rows are still all listed,
+ * then, so an uncapped count grows with the fleet: docs/runs/ADMIN-BENCHMARKS.md). The rows are still all listed,
  * paged and in the CSV.
  */
 export const COUNT_CAP = 1_000;

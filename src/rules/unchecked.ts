@@ -82,7 +82,7 @@ export default defineRule({
     subject: 'g.rider_id',
     // None: in the index's order a past day's count first reads the riders never checked by then,
     // most of whom held nothing yet, so it reads several rows per row counted; the rider order the
-    // planner picks reads fewer, as many at any fleet size (measured both ways: docs/ADMIN-BENCHMARKS.md).
+    // planner picks reads fewer, as many at any fleet size (measured both ways: docs/runs/ADMIN-BENCHMARKS.md).
   },
   evidence: () => sql.raw('g.from_at'),
   openPoint: {

@@ -12,7 +12,7 @@ import type { Express } from 'express';
  * small answer's routing: each request's objects then lived through two young-generation collections
  * and were promoted, to be found dead by a full collection later (a hello-world Express app on this
  * machine: 11,100 against 35,500 requests a second, about 1 MB promoted per collection against none;
- * docs/BENCHMARKS.md). Made with them, Express's call finds the prototype already in place and
+ * docs/runs/BENCHMARKS.md). Made with them, Express's call finds the prototype already in place and
  * changes nothing.
  */
 export function createExpressServer(app: Express): http.Server {

@@ -1,4 +1,4 @@
-// The embedded PostgreSQL server's memory allocator, tuned (measured in docs/BENCHMARKS.md; see src/runtime/README.md).
+// The embedded PostgreSQL server's memory allocator, tuned (measured in docs/runs/BENCHMARKS.md; see src/runtime/README.md).
 
 /**
  * glibc's malloc settings for the server's processes. By default glibc serves any allocation of
