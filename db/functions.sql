@@ -267,7 +267,7 @@ AS $$
       items := ARRAY(SELECT id FROM assignments WHERE rider_id = ANY (riders_));
       UPDATE product_returns t SET rider_id = a.rider_id, company_id = r.company_id, product_id = a.product_id, variation_id = a.variation_id
         FROM assignments a JOIN riders r ON r.id = a.rider_id
-       WHERE t.assignment_id = ANY (items) AND a.id = t.assignment_id
+       WHERE t.assignment_id = ANY (items) AND a.id = ANY (items) AND a.id = t.assignment_id
          AND (t.rider_id, t.company_id, t.product_id, t.variation_id) IS DISTINCT FROM (a.rider_id, r.company_id, a.product_id, a.variation_id);
       -- The exchanges of these riders' items and of these items: ids first, each read by its index.
       exchanges := ARRAY(
