@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 // layer and those below. Each entry: the layer's files, and the folders and top-level modules of src/
 // that sit above it. `npm test` runs this, so an import that runs back up fails the build.
 const surfaces = ['api', 'admin', 'reports', 'docs'];
-const top = ['app', 'metrics', 'server', 'shutdown', 'cli'];
+const top = ['app', 'metrics', 'server', 'shutdown', 'cli', 'bench-entry'];
 const layers = [
   {
     files: ['src/paths.ts', 'src/config.ts'],
@@ -48,6 +48,24 @@ const layerRules = layers.map(({ files, above }) => ({
   },
 }));
 
+// The bench is a client of the service through one entry (src/bench-entry.ts).
+const benchRule = {
+  files: ['bench/**'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: '^\\.\\./src/(?!bench-entry$)',
+            message: 'The bench reads the service through src/bench-entry.ts: export what it needs there.',
+          },
+        ],
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench-results/', 'screenshots/', '.data/', 'public/docs/'] },
   js.configs.recommended,
@@ -66,5 +84,6 @@ export default tseslint.config(
   },
   { files: ['public/**/*.js'], languageOptions: { sourceType: 'script', globals: { ...globals.browser } } },
   ...layerRules,
+  benchRule,
   prettier,
 );

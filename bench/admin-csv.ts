@@ -6,12 +6,7 @@
 // download and COPY `runs` times; medians. Targets (issue 43): first byte at most 1 s, total at most
 // 1.1× the COPY.
 import http from 'node:http';
-import type { ListResource } from '../src/admin/list-definition';
-import { listContext } from '../src/admin/list-context';
-import { csvStatements } from '../src/admin/list-page';
-import { csvCopy } from '../src/admin/csv-copy';
-import { inlineParameters } from '../src/db/copy';
-import { links } from '../src/html/links';
+import { type ListResource, listContext, csvStatements, csvCopy, inlineParameters, links } from '../src/bench-entry';
 import type { AdminBrowser } from './admin-client';
 import { runCopyStatement, type PgTool } from './pg-side';
 import { median } from './stats';

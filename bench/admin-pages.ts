@@ -2,7 +2,7 @@
 // list's first page, a deep page, its first page with each filter, and sorted by each sortable column;
 // then the pages that are not lists. A filter or sort added to a list is benchmarked without editing
 // the bench. Pure: the values a page needs from a dataset are named here and looked up per dataset.
-import type { ParamDef } from '../src/filters/define';
+import { type ParamDef } from '../src/bench-entry';
 import { percentile } from './stats';
 import { WEEK } from './scenarios';
 

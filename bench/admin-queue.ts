@@ -6,8 +6,7 @@
 // writes only the service's own notes (access.attention_handled) and each run is undone, so the rules'
 // rows are as before.
 import type pg from 'pg';
-import { BATCH_MAX } from '../src/rules/handling';
-import { riderRules } from '../src/rules';
+import { BATCH_MAX, riderRules } from '../src/bench-entry';
 import { AdminBrowser, connection, csrfTokenOf, type Timed } from './admin-client';
 import { latencyStats, type LatencyStats } from './admin-pages';
 import { withClient } from './dataset';

@@ -6,14 +6,10 @@
 import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { adminLists } from '../src/admin/registry';
-import { DEFAULT_ATTENTION } from '../src/config';
+import { adminLists, DEFAULT_ATTENTION, type ListResource, createSupervisor, sql, toNative } from '../src/bench-entry';
 
 /** Every list the admin pages serve: the five lists and the rules of "Needs attention". */
 const benchLists = adminLists(DEFAULT_ATTENTION);
-import type { ListResource } from '../src/admin/list-page';
-import { createSupervisor } from '../src/auth/supervisors';
-import { sql, toNative } from '../src/db/knex';
 import { AdminBrowser, connection, type Timed } from './admin-client';
 import {
   ADMIN_TARGETS,

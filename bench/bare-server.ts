@@ -10,9 +10,7 @@
 import fs from 'node:fs';
 import express from 'express';
 import pg from 'pg';
-import { answerPieces, bytesQuery, sendJsonText } from '../src/api/v2/send-json';
-import { createExpressServer } from '../src/runtime/express-server';
-import { tuneV8 } from '../src/runtime/v8';
+import { answerPieces, bytesQuery, sendJsonText, createExpressServer, tuneV8 } from '../src/bench-entry';
 
 export interface BareRoute {
   /** The path and fixed query string of a scenario, as requested (`/v2/riders?`, `/v2/rider-equipment-list?page=1&per_page=100`). */

@@ -7,10 +7,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { seedDemo } from '../db/seeds/demo';
-import { createToken, revokeToken } from '../src/auth/tokens';
-import { startEmbedded, type EmbeddedServer } from '../src/db/embedded';
-import { migrateDatabase } from '../src/db/migrate';
-import { projectRoot } from '../src/paths';
+import { createToken, revokeToken, startEmbedded, type EmbeddedServer, migrateDatabase, projectRoot } from '../src/bench-entry';
 
 export const BENCH_DATABASE = 'rider_equipment_bench';
 

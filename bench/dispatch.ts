@@ -13,14 +13,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import express from 'express';
-import { createApiRouter } from '../src/api/v2/router';
-import { allOperations } from '../src/api/v2/operations';
-import { loadConfig } from '../src/config';
-import { createPool } from '../src/db/pool';
-import { StreamLimit } from '../src/http/stream-limit';
-import { API_HEADERS, fixedSecurityHeaders } from '../src/http/security-headers';
-import { createExpressServer } from '../src/runtime/express-server';
-import { tuneV8 } from '../src/runtime/v8';
+import {
+  createApiRouter,
+  allOperations,
+  loadConfig,
+  createPool,
+  StreamLimit,
+  API_HEADERS,
+  fixedSecurityHeaders,
+  createExpressServer,
+  tuneV8,
+} from '../src/bench-entry';
 import { runLoad } from './http-load';
 import { median } from './stats';
 

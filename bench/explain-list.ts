@@ -22,19 +22,29 @@
 // Only reads: EXPLAIN ANALYZE of SELECTs.
 import path from 'node:path';
 import type pg from 'pg';
-import { loadConfig, DEFAULT_ATTENTION } from '../src/config';
-import { toNative, type NativeQuery } from '../src/db/knex';
-import { createPool, type Pool } from '../src/db/pool';
-import { projectRoot } from '../src/paths';
-import { StreamLimit } from '../src/http/stream-limit';
-import { choiceSource, lookupAsks, SUGGESTIONS } from '../src/admin/choices';
-import { listContext } from '../src/admin/list-context';
-import { pageValues, readPage, type PageRunner, type PageStatement } from '../src/admin/list-page';
-import type { Position } from '../src/admin/list-pager';
-import { DEFAULT_PER_PAGE } from '../src/admin/list-params';
-import { adminLists } from '../src/admin/registry';
-import { searchStatements } from '../src/admin/rider-page';
-import { riderSuggestions } from '../src/queries/rider-equipment';
+import {
+  loadConfig,
+  DEFAULT_ATTENTION,
+  toNative,
+  type NativeQuery,
+  createPool,
+  type Pool,
+  projectRoot,
+  StreamLimit,
+  choiceSource,
+  lookupAsks,
+  SUGGESTIONS,
+  listContext,
+  pageValues,
+  readPage,
+  type PageRunner,
+  type PageStatement,
+  type Position,
+  DEFAULT_PER_PAGE,
+  adminLists,
+  searchStatements,
+  riderSuggestions,
+} from '../src/bench-entry';
 import { BENCH_DOCS_DIR, recordInDocs, toolHeader } from './record';
 
 export const RUNS = 5;

@@ -6,7 +6,7 @@
 //
 //   npm run -s build && node dist/bench/kept-appliers.js --url <database URL> [--appliers N (2)] [--rows R (50000)] [--seconds S (600)]
 import { parseArgs } from 'node:util';
-import { KeptApplier } from '../src/db/kept-applier';
+import { KeptApplier } from '../src/bench-entry';
 import { withClient } from './dataset';
 import { requireLoopback } from './kept-writes';
 import { cpuMicroseconds } from './profile';

@@ -28,10 +28,9 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { median, percentile } from './stats';
 import { recordInto, toolHeader } from './record';
-import { projectRoot } from '../src/paths';
+import { projectRoot, KeptApplier } from '../src/bench-entry';
 import * as sql from './kept-writes-sql';
 import type { Fleet, Stmt, WriteKind } from './kept-writes-sql';
-import { KeptApplier } from '../src/db/kept-applier';
 import { rngFor } from '../db/seeds/demo-random';
 
 const PHASES = ['single', 'bulk', 'concurrent', 'freshness', 'applier'] as const;

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../src/paths';
+import { projectRoot } from '../src/bench-entry';
 import { runScale, scaleTable, type LayoutResult } from './scale';
 import { ABORT_PATHS, abortTable, runAbortScenario, type AbortResult } from './abort';
 import { ensureDataset, issueBenchToken, openBenchServer, type BenchServer, type DatasetInfo } from './dataset';

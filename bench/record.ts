@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../src/paths';
+import { projectRoot } from '../src/bench-entry';
 
 export interface RecordedSection {
   key: string;

@@ -4,8 +4,7 @@
 // has stopped, when every one of its backends has reported).
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedStandby, type EmbeddedServer } from '../src/db/embedded';
-import { projectRoot } from '../src/paths';
+import { startEmbeddedStandby, type EmbeddedServer, projectRoot } from '../src/bench-entry';
 import { BENCH_DATABASE, type BenchServer } from './dataset';
 import { fetchJson } from './http-load';
 import { runLoadScenario, type LoadScenarioResult, type Settings, type Tools } from './runner';

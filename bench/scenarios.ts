@@ -1,8 +1,7 @@
 // What is measured: the request scenarios and, for each, the SQL the service runs for it,
 // taken from the service's own compiled code (operations[path].build + toNative), never copied.
 import type { Knex } from 'knex';
-import { allOperations, operations } from '../src/api/v2/operations';
-import { toNative, type NativeQuery } from '../src/db/knex';
+import { allOperations, operations, toNative, type NativeQuery } from '../src/bench-entry';
 import { toPgbenchStatement, type PgbenchStatement } from './pgbench-sql';
 import type { BareRoute } from './bare-server';
 

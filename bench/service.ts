@@ -5,8 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../src/db/embedded';
-import { projectRoot } from '../src/paths';
+import { freePort, projectRoot } from '../src/bench-entry';
 import type { BareRoute } from './bare-server';
 
 export const serverScript = path.join(projectRoot, 'dist', 'src', 'server.js');

@@ -5,8 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { freePort } from '../src/db/embedded';
-import { projectRoot } from '../src/paths';
+import { freePort, projectRoot } from '../src/bench-entry';
 import { children, getStatus, serverNodeFlags, serverScript, stopProcess } from './service';
 
 export interface StartupResult {

@@ -28,4 +28,15 @@ describe('the applier after a batch', () => {
     // Writers back: batches of 1,000 again, so that a batch holds the riders' rows for a short while.
     expect(pace({ batch, size: 4000, taken: 4000, tookMs: 1600, inflow: 1000 })).toEqual({ size: 1000, pauseMs: 0 });
   });
+
+  it('takes no more rows than the last batch applied in 3 s, and grows back once batches are quick', () => {
+    // 4,000 riders moved between 3PLs at 1,000,000 riders: 30 s. The next holds 400 rows, about 3 s.
+    expect(pace({ batch, size: 4000, taken: 4000, tookMs: 30_000, inflow: 0 })).toEqual({ size: 400, pauseMs: 0 });
+    // Never fewer than 50, however slow.
+    expect(pace({ batch, size: 400, taken: 400, tookMs: 120_000, inflow: 0 }).size).toBe(50);
+    // Quick again: back to the rule's size.
+    expect(pace({ batch, size: 400, taken: 400, tookMs: 100, inflow: 0 })).toEqual({ size: 4000, pauseMs: 0 });
+    // Yielding to writers after a long batch pauses nine times 3 s at most, not nine times the batch.
+    expect(pace({ batch, size: 1000, taken: 1000, tookMs: 10_000, inflow: 5000 })).toEqual({ size: 300, pauseMs: 27_000 });
+  });
 });
