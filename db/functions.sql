@@ -282,7 +282,7 @@ AS $$
                  old_product_id = d.old_product_id, old_variation_id = d.old_variation_id,
                  new_product_id = d.new_product_id, new_variation_id = d.new_variation_id
             FROM was w, product_exchange_list_key_docs d
-           WHERE t.id = ANY (exchanges) AND d.id = ANY (exchanges) AND w.id = t.id AND d.id = t.id
+           WHERE t.id = ANY (exchanges) AND w.id = t.id AND d.id = t.id
              AND (t.rider_id, t.company_id, t.old_product_id, t.old_variation_id, t.new_product_id, t.new_variation_id)
                  IS DISTINCT FROM (d.rider_id, d.company_id, d.old_product_id, d.old_variation_id, d.new_product_id, d.new_variation_id)
           RETURNING w.company_id AS was, t.company_id AS now, kept_quarter(t.exchanged_at) AS bucket, t.replacement_type

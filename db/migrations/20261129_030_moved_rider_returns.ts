@@ -5,7 +5,10 @@ import type { Knex } from 'knex';
 // return in each batch that named a moved rider, 0.5 s at 100,000 riders and ten times that at
 // 1,000,000. The rider's items are now read first, and their returns through the index on
 // assignment_id (both sides of the join named by the items' ids, so neither is read whole for a
-// batch of many moved riders); the exchanges reuse the same items. Nothing else changes.
+// batch of many moved riders); the exchanges reuse the same items. The exchanges' update no longer
+// filters the view's rows by the array of their ids as well as by the join: that filter was checked
+// against the whole array for each row (2,379 exchanges: 0.8 s at 1,000,000 riders). Nothing else
+// changes.
 
 /** The function this migration writes (run again as it is by a developer trying a change on a copy). */
 export const FUNCTIONS = `
@@ -55,7 +58,7 @@ export const FUNCTIONS = `
                  old_product_id = d.old_product_id, old_variation_id = d.old_variation_id,
                  new_product_id = d.new_product_id, new_variation_id = d.new_variation_id
             FROM was w, product_exchange_list_key_docs d
-           WHERE t.id = ANY (exchanges) AND d.id = ANY (exchanges) AND w.id = t.id AND d.id = t.id
+           WHERE t.id = ANY (exchanges) AND w.id = t.id AND d.id = t.id
              AND (t.rider_id, t.company_id, t.old_product_id, t.old_variation_id, t.new_product_id, t.new_variation_id)
                  IS DISTINCT FROM (d.rider_id, d.company_id, d.old_product_id, d.old_variation_id, d.new_product_id, d.new_variation_id)
           RETURNING w.company_id AS was, t.company_id AS now, kept_quarter(t.exchanged_at) AS bucket, t.replacement_type
