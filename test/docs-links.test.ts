@@ -6,6 +6,12 @@ import path from 'node:path';
 
 const root = path.join(__dirname, '..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+/** The docs' Markdown files, the recorded runs of docs/runs/ included, relative to docs/. */
+const docFiles = () =>
+  fs
+    .readdirSync(path.join(root, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.md'))
+    .sort();
 
 /** Paths named in `code` spans that start at one of the project's folders or are top-level files. */
 function namedPaths(markdown: string): string[] {
@@ -56,13 +62,11 @@ describe('docs/ARCHITECTURE.md', () => {
 });
 
 describe('relative links in the README and docs/', () => {
-  const files = [
-    'README.md',
-    ...fs
-      .readdirSync(path.join(root, 'docs'))
-      .filter((f) => f.endsWith('.md'))
-      .map((f) => `docs/${f}`),
-  ];
+  const files = ['README.md', ...docFiles().map((f) => `docs/${f}`)];
+
+  it('include the recorded runs in docs/runs/', () => {
+    expect(files).toEqual(expect.arrayContaining(['docs/runs/BENCHMARKS.md', 'docs/OPERATIONS.md']));
+  });
 
   it.each(files)('%s', (file) => {
     // Code (fenced blocks and inline spans) holds no links: `rules[rule](q)` is a call, not a link to q.
@@ -81,7 +85,7 @@ describe('relative links in the README and docs/', () => {
 });
 
 describe('docs/ stays readable', () => {
-  const docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md'));
+  const docs = docFiles();
   // A doc past 60 KB is split by task (docs/REPLICAS.md came out of docs/OPERATIONS.md so).
   it.each(docs)('docs/%s is at most 60 KB', (file) => {
     expect(fs.statSync(path.join(root, 'docs', file)).size).toBeLessThanOrEqual(60 * 1024);
