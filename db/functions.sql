@@ -1,6 +1,6 @@
 -- Every function of the service and every trigger on the data, as the migrations leave them now.
 -- Generated from a migrated database by `npm run -s db:functions`: read it, do not edit it (a change is
--- a new migration; test/functions-sql.test.ts fails until this file is written again).
+-- a new migration; a test fails until this file is written again).
 
 -- Triggers
 
