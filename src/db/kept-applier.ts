@@ -2,9 +2,9 @@
 // append what they changed to kept_changes, and this folds it into the kept tables, a batch at a time,
 // by calling kept_apply() on the primary: every KEPT_APPLY_MS while the log is short, and while it is
 // long, one batch after another: at once (4,000 rows while nobody logs, 1,000 otherwise, fewer when a
-// batch would last more than 3 s), unless the
-// writers log faster than it could apply them; then with a pause nine times as long as the batch (it
-// yields to the writers, and catches up when they are done). Every process
+// batch would last more than 3 s), unless the writers log faster than it could apply them; then with a
+// pause nine times as long as the batch, 27 s at most (it yields to the writers, and catches up when
+// they are done). Every process
 // that serves runs one, but only one applies: the one whose session holds the applier's lock (a session
 // advisory lock, let go by PostgreSQL when that connection ends). The others only ask for the lock, once a
 // second, and take over when it is free: so a fleet of processes applies in one ordered stream, on one
