@@ -11,8 +11,8 @@ import { redirectWithNotice, render } from '../html/render';
 import { scopeOf } from '../html/scope';
 import { links } from '../html/links';
 import { adminPathOrNone } from '../html/urls';
-import { isRealDay } from '../filters/validate';
 import { ruleEvidence, ruleNamed, type RegisteredRule as Rule } from '../rules';
+import { CONTROL, noteChecks } from './note-checks';
 import { noteForm } from './note-form';
 import { isId, selectionForm, selectionOf, TICKED_MAX, type SelectionFields } from './selection';
 
@@ -34,47 +34,6 @@ export interface HandlingDeps {
 
 /** Where a form returns: the page it was on, when that is an admin page; else the rule on Needs attention. */
 const safeBack = (value: unknown, rule: string) => adminPathOrNone(value) ?? `${links.attention()}#${rule}`;
-
-/** The longest note, in characters as a person counts them: a line break is one, whatever the script. */
-export const NOTE_MAX = 2000;
-/** Control characters (NUL and the like); a tab and line breaks are text. */
-// eslint-disable-next-line no-control-regex -- finding them is the point
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/u;
-/** Something visible: not a space, a line break, nor an invisible format character (U+200B and the like). */
-const VISIBLE = /[^\s\p{Z}\p{Cf}\p{Cc}]/u;
-const characters = (text: string) => [...text].length;
-
-/** The note and the "until" day, as one row's form and a batch's form check them. */
-const noteChecks = (today: () => string) => [
-  body('note')
-    .isString()
-    .withMessage('is required')
-    .bail()
-    // A browser sends each line break as CR LF: one break, one character.
-    .customSanitizer((note: string) => note.replace(/\r\n?/g, '\n'))
-    .trim()
-    .notEmpty()
-    .withMessage('is required: say what was done')
-    .bail()
-    .custom((note: string) => !CONTROL.test(note))
-    .withMessage('must not hold control characters (such as NUL, often pasted from another program): remove them and save again')
-    .bail()
-    .custom((note: string) => VISIBLE.test(note))
-    .withMessage('must hold visible words: it has only spaces or invisible characters')
-    .bail()
-    .custom((note: string) => characters(note) <= NOTE_MAX)
-    .withMessage(
-      (note: string) => `must be at most 2,000 characters (a line break counts one); it has ${characters(note).toLocaleString('en')}`,
-    ),
-  body('until')
-    .optional({ values: 'falsy' })
-    .isString()
-    .custom((v: string) => isRealDay(v))
-    .withMessage('must be a real calendar day written YYYY-MM-DD')
-    .bail()
-    .custom((v: string) => v > today())
-    .withMessage(() => `must be after today (${today()}): the row comes back on the list the day after it`),
-];
 
 const handleForm = (today: () => string) => [
   body('subject').isString().custom(isId).withMessage('must be the ID of a listed row'),
@@ -170,7 +129,9 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
     const next = typeof req.body.next === 'string' && /^[a-z0-9-]{1,80}$/.test(req.body.next) ? req.body.next : undefined;
     const back = safeBack(req.body.back, rule.name);
     await redirectWithNotice(req, res, next && !back.includes('#') ? `${back}#row-${next}` : back, {
-      text: `Marked handled: ${found.name}, under “${rule.title}”. Its note is on the rule’s handled rows, where Undo puts it back.`,
+      text: `Marked handled: ${found.name}, under “${rule.title}”.`,
+      link: { href: links.attentionHandled(rule.name), text: 'Its note, on the rule’s handled rows' },
+      undo: { action: links.attentionUndo(String(written.id)), back },
     });
   });
 
@@ -236,7 +197,9 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
     const rows = Number(batch.rows);
     const left = count - rows;
     await redirectWithNotice(req, res, back, {
-      text: `Marked handled: ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} of “${rule.title}”, with one note${left > 0 ? `; ${left.toLocaleString('en')} handled meanwhile by someone else were left as they were` : ''}. The rule’s handled rows have Undo for the whole batch.`,
+      text: `Marked handled: ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} of “${rule.title}”, with one note${left > 0 ? `; ${left.toLocaleString('en')} handled meanwhile by someone else were left as they were` : ''}.`,
+      link: { href: links.attentionHandled(rule.name), text: 'The rule’s handled rows' },
+      undo: { action: links.attentionBatchUndo(batch.id), back },
     });
   });
 

@@ -5,7 +5,8 @@ import { noteForm } from './note-form';
 
 /**
  * A note posted after its session ended, kept through the sign-in (src/auth/sign-in.ts): its form again,
- * filled in, with the new session's token, to save. Shown once; without one, the queue.
+ * filled in, with the new session's token, to save where it was posted (a row of "Needs attention", a
+ * rider, beside a handling). Shown once; without one, the queue.
  */
 export function keptNoteRouter(): express.Router {
   const router = express.Router();
@@ -13,10 +14,11 @@ export function keptNoteRouter(): express.Router {
     const kept = req.session?.keptNote;
     if (!kept) return res.redirect(303, links.attention());
     delete req.session.keptNote;
-    const rule = ruleNamed(/^\/admin\/attention\/([a-z-]+)\/handled$/.exec(kept.action)?.[1] ?? '');
-    if (!rule) return res.redirect(303, links.attention());
+    const handled = /^\/admin\/attention\/([a-z-]+)\/handled$/.exec(kept.action)?.[1];
+    const rule = ruleNamed(handled ?? kept.rule ?? '');
+    if (handled && !rule) return res.redirect(303, links.attention());
     res.set('Cache-Control', 'no-store');
-    await noteForm(res, rule, kept, { title: `Not yet saved: ${rule.title}`, kept: true }, 200);
+    await noteForm(res, rule, kept, { title: rule ? `Not yet saved: ${rule.title}` : 'Not yet saved: your note', kept: true }, 200);
   });
   return router;
 }

@@ -4,6 +4,7 @@ import { toNative } from '../db/knex';
 import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import * as handling from '../rules/handling';
+import * as notes from '../rules/notes';
 import { ruleNamed } from '../rules';
 import { clientSignal } from '../http/client-signal';
 import { defineParams } from '../filters/define';
@@ -71,12 +72,18 @@ export function riderHandler(pool: Reader, attention: AttentionSettings) {
     const before = req.query.notes_before;
     if (before !== undefined && (typeof before !== 'string' || !/^[1-9][0-9]{0,17}$/.test(before)))
       throw new HttpError(400, 'notes_before must be the number of a note, as the “Older notes” link gives it.');
+    // The supervisors' notes' page, the same way (rider_notes_before).
+    const notesBefore = req.query.rider_notes_before;
+    if (notesBefore !== undefined && (typeof notesBefore !== 'string' || !/^[1-9][0-9]{0,17}$/.test(notesBefore)))
+      throw new HttpError(400, 'rider_notes_before must be the number of a note, as the “Older notes” link gives it.');
 
-    const [openPoints, history, held, assigned, returned, exchanged, checked] = await Promise.all([
+    const [openPoints, history, written, held, assigned, returned, exchanged, checked] = await Promise.all([
       // As of today, as the report printed now says them.
       openPointsOf(pool, [id], scope, attention, undefined, signal).then((points) => points.get(id)!),
       // What supervisors did about them: every note on this rider, undone ones too.
       run(handling.riderHistory(id, before)),
+      // Notes that mark nothing handled: on the rider, or beside a handling of theirs.
+      run(notes.riderNotes(id, notesBefore)),
       run(
         assignments.withExchangeDay(assignments.adminColumns(assignments.adminFiltered({ ...scope, rider_id: id, active: true }))).orderBy([
           { column: 'a.assigned_at', order: 'desc' },
@@ -138,6 +145,16 @@ export function riderHandler(pool: Reader, attention: AttentionSettings) {
           ? `${links.rider(id)}?notes_before=${history[handling.HISTORY_PAGE - 1].id}#history-title`
           : undefined,
       newestNotes: before ? `${links.rider(id)}#history-title` : undefined,
+      notes: written
+        .slice(0, notes.NOTES_PAGE)
+        .map((n) => ({ ...n, ruleTitle: n.rule ? (ruleNamed(String(n.rule))?.title ?? String(n.rule)) : undefined })),
+      olderRiderNotes:
+        written.length > notes.NOTES_PAGE
+          ? `${links.rider(id)}?rider_notes_before=${written[notes.NOTES_PAGE - 1].id}#notes-title`
+          : undefined,
+      newestRiderNotes: notesBefore ? `${links.rider(id)}#notes-title` : undefined,
+      notesAction: links.riderNotes(id),
+      back: `${links.rider(id)}#notes-title`,
       held,
       events,
       capped,

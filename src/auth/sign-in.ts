@@ -32,10 +32,15 @@ export interface KeptNote {
   note: string;
   until: string;
   back: string;
+  /** The rule a note on a rider was typed under, if any. */
+  rule?: string;
 }
 
-/** The forms whose text is kept through a sign-in: a note on one row of "Needs attention". */
-const KEPT_NOTE_ACTION = /^\/admin\/attention\/[a-z-]{1,40}\/handled$/;
+/**
+ * The forms whose text is kept through a sign-in: a note on one row of "Needs attention", a note on a
+ * rider, a note beside a handling (src/admin/notes.ts).
+ */
+const KEPT_NOTE_ACTION = /^\/admin\/(attention\/[a-z-]{1,40}\/handled|riders\/\d{1,20}\/notes|attention\/handled\/\d{1,20}\/notes)$/;
 
 /** The kept note's fields from a posted form (`prefix` before each name), or nothing when it is not one. */
 function keptNoteOf(body: Record<string, unknown> | undefined, action: unknown, prefix = ''): KeptNote | undefined {
@@ -45,7 +50,15 @@ function keptNoteOf(body: Record<string, unknown> | undefined, action: unknown, 
   };
   const [subject, note, until] = [text('subject', 20), text('note', 2000), text('until', 10) ?? ''];
   if (typeof action !== 'string' || !KEPT_NOTE_ACTION.test(action) || !subject || !/^\d+$/.test(subject) || !note?.trim()) return undefined;
-  return { action, subject, note, until, back: adminPathOrNone(body?.[`${prefix}back`]) ?? links.attention() };
+  const rule = text('rule', 40);
+  return {
+    action,
+    subject,
+    note,
+    until,
+    back: adminPathOrNone(body?.[`${prefix}back`]) ?? links.attention(),
+    ...(rule && /^[a-z-]+$/.test(rule) ? { rule } : {}),
+  };
 }
 
 export interface SignIn {

@@ -33,6 +33,7 @@ import * as assignmentDaysRiderKey from '../../db/migrations/20261128_028_assign
 import * as keptDeltas from '../../db/migrations/20261129_029_kept_deltas';
 import * as movedRiderReturns from '../../db/migrations/20261129_030_moved_rider_returns';
 import * as unreachedFunctions from '../../db/migrations/20261129_031_unreached_functions';
+import * as supervisorNotes from '../../db/migrations/20261130_032_supervisor_notes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -71,6 +72,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261129_029_kept_deltas', keptDeltas],
   ['20261129_030_moved_rider_returns', movedRiderReturns],
   ['20261129_031_unreached_functions', unreachedFunctions],
+  ['20261130_032_supervisor_notes', supervisorNotes],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */

@@ -33,6 +33,10 @@ export const links = {
   /** A list page by its path (the lists' own definitions carry it). */
   list: (path: string, query: Query = {}) => list(path)(query),
   rider: (id: string | number) => `${ADMIN}/riders/${id}`,
+  /** Where a note on the rider is posted. */
+  riderNotes: (id: string | number) => `${ADMIN}/riders/${id}/notes`,
+  /** Where a note beside a handling is posted. */
+  handlingNotes: (id: string | number) => `${ADMIN}/attention/handled/${id}/notes`,
   riderReport: (id: string | number, query: Query = {}) => href(`${ADMIN}/riders/${id}/report`, query),
   riderReportPdf: (id: string | number, query: Query = {}) => href(`${ADMIN}/riders/${id}/report.pdf`, query),
   reports: (query: Query = {}) => href(`${ADMIN}/reports`, query),

@@ -47,6 +47,10 @@ export const signedIn = (res: Response) => ({
 /** A line the next page of this session shows once ("Marked handled: …"), after a form sent it elsewhere. */
 export interface Notice {
   text: string;
+  /** A page to go on to (the rule's handled rows, the rider's notes). */
+  link?: { href: string; text: string };
+  /** An Undo of what was just done, posted from the notice itself (with the page's CSRF token). */
+  undo?: { action: string; back: string };
 }
 type WithNotice = { session?: { notice?: Notice; save?: (done: (error?: unknown) => void) => void } };
 

@@ -10,7 +10,7 @@ import { COMPANY_RULE_NAMES, type AttentionQuery, type RiderRule, type Rule, typ
 // migration 014): the service's own data, written on the primary, never the domain tables. A
 // handling's subject is a rider, or a 3PL for a rule over 3PLs (its `subject`).
 
-const at = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD HH24:MI')`;
+export const at = (expression: string) => `to_char(${expression}, 'YYYY-MM-DD HH24:MI')`;
 
 /** The subject of a rule's handling in the scope: a rider (r) or a 3PL (c), with its name; no row when out of scope. */
 export function subjectInScope(rule: Rule, subjectId: string, scope: Scope) {
@@ -205,7 +205,7 @@ export function liveHandling(rule: RuleName, subjectId: string) {
 }
 
 /** The handling `id` (h) when its subject is in the scope. */
-function handlingInScope(id: string, scope: Scope) {
+export function handlingInScope(id: string, scope: Scope) {
   const builder = sql('access.attention_handled as h').where('h.id', id);
   if (scope.company_id) {
     builder.whereRaw(
@@ -233,7 +233,14 @@ export function undoHandling(id: string, supervisorId: string, scope: Scope) {
     .returning(['id', 'rule']);
 }
 
-/** Columns of a handling (h) and who did it (s, u). */
+/** A handling's (h) notes written beside it, oldest first, as JSON: [{ note, by, at }]. */
+const addedNotes = sql.raw(
+  `(SELECT coalesce(json_agg(json_build_object('note', n.note, 'by', ns.username, 'at', ${at('n.written_at')}) ORDER BY n.id), '[]')
+      FROM access.supervisor_notes n JOIN access.supervisors ns ON ns.id = n.written_by
+     WHERE n.handling_id = h.id) AS added`,
+);
+
+/** Columns of a handling (h), who did it (s, u) and the notes written beside it (migration 032). */
 const handlingColumns = [
   'h.id',
   'h.rule',
@@ -245,6 +252,7 @@ const handlingColumns = [
   'u.username as undone_by',
   'w.username as assigned_to',
   sql.raw(`${at('h.undone_at')} AS undone_at`),
+  addedNotes,
 ];
 
 function withPeople(builder: Knex.QueryBuilder) {

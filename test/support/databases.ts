@@ -62,6 +62,10 @@ export function testDatabases() {
     csvHead: `rider_equipment_test_csv_head_${run}`,
     /** A copy of DEMO for test/admin-process-seams.test.ts, whose notes come in pieces through the real listener. */
     seams: `rider_equipment_test_seams_${run}`,
+    /** A copy of FIXTURE where supervisors write notes on riders and beside handlings (test/supervisor-notes.test.ts). */
+    notes: `rider_equipment_test_notes_${run}`,
+    /** A copy of FIXTURE where a check arrives while a supervisor types a note in Chromium (test/browser/notes-kept.test.ts). */
+    notesBrowser: `rider_equipment_test_notes_browser_${run}`,
   };
 }
 
@@ -84,6 +88,8 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   attentionItems: 'demo',
   csvHead: 'demo',
   seams: 'demo',
+  notes: 'fixture',
+  notesBrowser: 'fixture',
   large: 'large',
   largeCopy: 'large',
   slowReaders: 'large',
