@@ -5,7 +5,7 @@
 import { createSupervisor } from '../src/auth/supervisors';
 import { testAppWithAuth, type TestApp } from './support/app';
 import { csrfToken, hiddenFields, one, parseHtml, textOf } from './support/html';
-import { addAttentionRows, markHandled, signIn as signInAs, type Agent } from './support/attention-scenario';
+import { addAttentionRows, markAllHandled, markHandled, signIn as signInAs, type Agent } from './support/attention-scenario';
 
 let t: TestApp;
 const password = 'notes-pass-1234';
@@ -228,5 +228,35 @@ describe('a note on a rider saved after its session ended', () => {
       .send({ ...hiddenFields(kept, 'form.retry-form'), note })
       .expect(303);
     expect(await notesOf('107')).toEqual([{ note, rule: null, handling_id: null, username: 'lead-b' }]);
+  });
+});
+
+describe('the notice after Mark handled', () => {
+  it('carries Undo for one row and for a batch, and a link to the rule’s handled rows', async () => {
+    const a = await signIn('lead-b');
+    const unchecked = async () => {
+      const html = (await a.get('/admin/attention/unchecked').expect(200)).text;
+      return { html, ids: [...parseHtml(html).querySelectorAll('tbody td[data-label="Rider ID"]')].map((td) => textOf(td)) };
+    };
+    const before = (await unchecked()).ids;
+    expect(before).toContain('107');
+    expect((await markHandled(a, 'unchecked', '107', 'Phoned: patrol booked.')).status).toBe(303);
+    let page = (await a.get('/admin/attention').expect(200)).text;
+    expect(one(page, '.notice.flash a').getAttribute('href')).toBe('/admin/attention/unchecked/handled');
+    const [{ id }] = (await t.pool.query(`SELECT max(id) AS id FROM access.attention_handled WHERE subject_id = 107`)).rows;
+    const undo = one(page, '.notice.flash form');
+    expect(undo.getAttribute('action')).toBe(`/admin/attention/handled/${id}/undo`);
+    await a.post(undo.getAttribute('action')!).type('form').send(hiddenFields(page, '.notice.flash form')).expect(303);
+    expect((await unchecked()).ids).toEqual(before);
+
+    // A batch of every row the list selects: its notice undoes the whole batch.
+    await markAllHandled(a, 'unchecked', (await unchecked()).html, 'Patrols booked for all.');
+    page = (await a.get('/admin/attention/unchecked').expect(200)).text;
+    expect(textOf(one(page, 'p[role="status"]'))).toMatch(/^Marked handled: \d+ rows? of “Riders not checked lately”, with one note\./);
+    expect(parseHtml(page).querySelectorAll('tbody td[data-label="Rider ID"]')).toHaveLength(0);
+    const batchUndo = one(page, '.notice.flash form');
+    expect(batchUndo.getAttribute('action')).toMatch(/^\/admin\/attention\/batches\/\d+\/undo$/);
+    await a.post(batchUndo.getAttribute('action')!).type('form').send(hiddenFields(page, '.notice.flash form')).expect(303);
+    expect((await unchecked()).ids).toEqual(before);
   });
 });
