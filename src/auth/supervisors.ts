@@ -65,3 +65,31 @@ export async function stillActive(db: Queryable, id: string): Promise<boolean> {
   const { rowCount } = await db.query('SELECT 1 FROM access.supervisors WHERE id = $1 AND disabled_at IS NULL', [id]);
   return (rowCount ?? 0) > 0;
 }
+
+/** A supervisor as `npm run supervisor -- list` shows them. */
+export interface SupervisorListed {
+  username: string;
+  /** The one 3PL they see, or null for all. */
+  company: string | null;
+  created: string;
+  /** When they were disabled, or null while they may sign in. */
+  disabled: string | null;
+  /** Rows of "Needs attention" given to them now, and notes they wrote (handlings and other notes). */
+  given: number;
+  notes: number;
+}
+
+/** Every supervisor, active ones first, by name; dates as YYYY-MM-DD HH:MI in UTC. */
+export async function listSupervisors(db: Queryable): Promise<SupervisorListed[]> {
+  const { rows } = await db.query<SupervisorListed>(
+    `SELECT s.username, c.name AS company,
+            to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS created,
+            to_char(s.disabled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS disabled,
+            (SELECT count(*) FROM access.attention_owners o WHERE o.assigned_to = s.id)::int AS given,
+            ((SELECT count(*) FROM access.attention_handled h WHERE h.handled_by = s.id)
+             + (SELECT count(*) FROM access.supervisor_notes n WHERE n.written_by = s.id))::int AS notes
+       FROM access.supervisors s LEFT JOIN companies c ON c.id = s.company_id
+      ORDER BY s.disabled_at IS NOT NULL, s.username`,
+  );
+  return rows;
+}

@@ -1,12 +1,29 @@
 // npm run supervisor -- create --username NAME [--3pl COMPANY]   (asks for the password, or reads SUPERVISOR_PASSWORD)
 // npm run supervisor -- disable --username NAME
+// npm run supervisor -- list
 import readline from 'node:readline/promises';
 import { commandLine, runCommand, unknownCommand, withDatabaseClient } from './run';
-import { MIN_PASSWORD_LENGTH, createSupervisor, disableSupervisor } from '../auth/supervisors';
+import { MIN_PASSWORD_LENGTH, createSupervisor, disableSupervisor, listSupervisors, type SupervisorListed } from '../auth/supervisors';
 
 const usage = `usage:
   npm run supervisor -- create --username NAME [--3pl COMPANY]   (asks for the password, or reads SUPERVISOR_PASSWORD)
-  npm run supervisor -- disable --username NAME`;
+  npm run supervisor -- disable --username NAME
+  npm run supervisor -- list`;
+
+/** The supervisors as a table a terminal shows: one line each, columns padded to their widest cell. */
+export function supervisorTable(rows: SupervisorListed[]): string {
+  const head = ['username', '3PL', 'created (UTC)', 'state', 'rows given', 'notes'];
+  const lines = rows.map((r) => [
+    r.username,
+    r.company ?? 'all',
+    r.created,
+    r.disabled ? `disabled ${r.disabled}` : 'active',
+    String(r.given),
+    String(r.notes),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  return [head, ...lines].map((l) => l.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
 
 async function askPassword(): Promise<string> {
   if (process.env.SUPERVISOR_PASSWORD) return process.env.SUPERVISOR_PASSWORD;
@@ -25,7 +42,12 @@ async function main(): Promise<void> {
   const { positionals, values } = commandLine(usage, { username: { type: 'string' }, '3pl': { type: 'string' } } as const);
   const [command] = positionals;
   const username = values.username;
-  if (!['create', 'disable'].includes(command)) throw unknownCommand(command, usage);
+  if (!['create', 'disable', 'list'].includes(command)) throw unknownCommand(command, usage);
+  if (command === 'list') {
+    const rows = await withDatabaseClient(listSupervisors);
+    console.log(rows.length ? supervisorTable(rows) : 'No supervisor yet: npm run supervisor -- create --username NAME');
+    return;
+  }
   if (!username) throw new Error(`${command} needs --username\n${usage}`);
   const password = command === 'create' ? await askPassword() : '';
   await withDatabaseClient(async (client) => {
