@@ -22,7 +22,14 @@ export function supervisorTable(rows: SupervisorListed[]): string {
     String(r.notes),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  return [head, ...lines].map((l) => l.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return [head, ...lines]
+    .map((l) =>
+      l
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 async function askPassword(): Promise<string> {
