@@ -92,7 +92,7 @@ describe('marking rows handled', () => {
     const { rows } = await section(a, 'failing-checks');
     const row = rows.find((r) => r[0] === '105')!;
     expect(row).toBeDefined();
-    expect(row.at(-2)).toMatch(/^Called the 3PL: the sticker is on order\. \(lead-a, \d{4}-\d\d-\d\d\)$/);
+    expect(row.at(-3)).toMatch(/^Called the 3PL: the sticker is on order\. \(lead-a, \d{4}-\d\d-\d\d\)$/);
   });
 
   it('Undo puts a handled row back at once, and it leaves the handled view', async () => {
@@ -169,7 +169,7 @@ describe('marking rows handled', () => {
     expect((await section(a, 'unchecked', `?as_of=${tomorrow}`)).ids).not.toContain('107');
     const { rows } = await section(a, 'unchecked', `?as_of=${dayAfter}`);
     const row = rows.find((r) => r[0] === '107')!;
-    expect(row.at(-2)).toBe(`Patrol booked for tomorrow (lead-a, ${today}, until ${tomorrow})`);
+    expect(row.at(-3)).toBe(`Patrol booked for tomorrow (lead-a, ${today}, until ${tomorrow})`);
   });
 
   it('an item that passes its exchange day after the note brings the rider back', async () => {

@@ -54,7 +54,10 @@ const AS_OF = '2025-01-31';
 function section(html: string, name: string) {
   const found = one(html, `section.panel.attention#${name}`);
   const list = found.querySelector('table.list');
-  return { body: found.outerHTML, rows: list ? tableRows(list).map((row) => row.slice(0, -2)) : [] };
+  // The rule's own columns: not the earlier note, whom the row was given to, nor the Mark handled control.
+  const labels = list ? [...list.querySelectorAll('thead th')].map((th) => textOf(th)) : [];
+  const own = labels.map((label) => !['Handled before', 'Assigned to', 'Handle'].includes(label));
+  return { body: found.outerHTML, rows: list ? tableRows(list).map((row) => row.filter((_, i) => own[i])) : [] };
 }
 const page = async (app: express.Express, query = `?as_of=${AS_OF}`) =>
   (await request(app).get(`/admin/attention${query}`).expect(200)).text;

@@ -17,6 +17,15 @@ const earlierNote: ListColumn = {
   csvSql: `CASE WHEN coalesce(t.earlier_note, '') <> '' THEN t.earlier_note || ' (' || t.earlier_by || ', ' || t.earlier_on || CASE WHEN coalesce(t.earlier_until, '') <> '' THEN ', until ' || t.earlier_until ELSE '' END || ')' ELSE '' END`,
 };
 
+/** Who a row of a rider rule was given to (src/rules/owners.ts withOwner): on the page, the list and the CSV. */
+export const ownerColumn: ListColumn = {
+  key: 'owner',
+  label: 'Assigned to',
+  auto: true,
+  text: (row) => (row.owner ? String(row.owner) : '–'),
+  csvSql: `coalesce(nullif(t.owner::text, ''), '–')`,
+};
+
 /** The table's "Mark handled" control (never in the CSV). */
 const handle = (rule: Rule): ListColumn => ({
   key: 'handle',

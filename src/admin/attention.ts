@@ -31,11 +31,12 @@ import {
   type Rule,
   type RuleName,
 } from '../rules';
-import { pick, ruleColumns } from './attention-columns';
+import { ownerColumn, pick, ruleColumns } from './attention-columns';
+import { givenTo } from './given';
 import type { ChoiceSource } from './choices';
 import { formModel } from './form';
 import { presentChoices } from './list-form';
-import { cellText, FAR_ROWS_UNKEYED, type ListColumn, type ListResource, type Values } from './list-page';
+import { cellText, FAR_ROWS_UNKEYED, type ListResource, type Values } from './list-page';
 import { rowsOf } from './list-table';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
@@ -98,15 +99,6 @@ export function itemOf(values: { product_id?: unknown; variation_id?: unknown })
   return productId || variationId ? { productId, variationId } : undefined;
 }
 
-/** Who a row was given to (never in the CSV's way: it is a column of both). */
-const owner: ListColumn = {
-  key: 'owner',
-  label: 'Assigned to',
-  auto: true,
-  text: (row) => (row.owner ? String(row.owner) : '–'),
-  csvSql: `coalesce(nullif(t.owner::text, ''), '–')`,
-};
-
 /** The lists of the rider rules, for the list engine (src/admin/list-page.ts), at /attention/<rule>. */
 export function ruleListResources(settings: AttentionSettings): ListResource[] {
   return riderRules.map((rule) => {
@@ -152,7 +144,7 @@ export function ruleListResources(settings: AttentionSettings): ListResource[] {
       columns: (builder, values) => withOwner(list.columns(builder, query(values)), rule),
       csvName: (values) => `attention-${rule.name}-${values.as_of ?? new Date().toISOString().slice(0, 10)}`,
       batch: links.attentionBatch(rule.name),
-      table: [pick, ...ruleColumns(rule, [owner])],
+      table: [pick, ...ruleColumns(rule, [ownerColumn])],
     };
   });
 }
@@ -297,13 +289,15 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings, cho
     const signal = clientSignal(res);
     const dayQuery: Record<string, string> = given ? { as_of: given } : {};
     const listQuery: Record<string, string> = { ...dayQuery, ...(named ? { '3pl': named } : {}) };
-    const [counts, sections, companies] = await Promise.all([
+    const [counts, sections, companies, mine] = await Promise.all([
       ruleCounts(pool, res, q),
       Promise.all(
         RULES.map(async (rule) => {
-          const rows = await queryRows<Row>(pool, toNative(firstRows(rule, q, SHOWN)), signal);
+          // A rider rule's rows show whom each was given to.
+          const first = rule.subject === 'rider' ? withOwner(firstRows(rule, q, SHOWN), rule) : firstRows(rule, q, SHOWN);
+          const rows = await queryRows<Row>(pool, toNative(first), signal);
           const shownRows = rule.subject === '3pl' ? rows.map((row) => ({ ...row, href: rule.href(row, asOf, settings) })) : rows;
-          const columns = ruleColumns(rule).filter((c) => c.only !== 'csv');
+          const columns = ruleColumns(rule, rule.subject === 'rider' ? [ownerColumn] : []).filter((c) => c.only !== 'csv');
           return {
             ...rule,
             means: rule.means(settings),
@@ -316,6 +310,7 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings, cho
         }),
       ),
       choices.companies(scopeOf(res), signal),
+      givenTo(pool, res, q, listQuery),
     ]);
     const flow = counts.table ? await flows(pool, res, q, asOf, counts.table) : undefined;
     const raw = stringQuery(req.query as Record<string, unknown>);
@@ -337,6 +332,7 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings, cho
           flow: section.subject === 'rider' ? flow?.get(section.name) : undefined,
         })),
         byCompany: counts.table && !named ? byCompany(counts.table, dayQuery) : undefined,
+        given: mine,
         flowWeeks: FLOW_WEEKS,
         shown: SHOWN,
         back: req.originalUrl,

@@ -12,6 +12,7 @@ import { addDays } from '../filters/days';
 import { barRows, dayChart, daysBetween } from './charts';
 import { formModel } from './form';
 import { attentionCounter } from './attention';
+import { givenTo } from './given';
 import type { AttentionSettings } from '../config';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
@@ -41,7 +42,7 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
     const from7 = addDays(to, -6);
     const from30 = addDays(to, -29);
 
-    const [attend, rates, perDay, [holding], byProduct, exchanges] = await Promise.all([
+    const [attend, rates, perDay, [holding], byProduct, exchanges, given] = await Promise.all([
       attentionCounts(res, asOf ?? null, to === today),
       run<Rates>(patrolChecks.passRatesBy3pl({ from30, from7, to }, scope)),
       run<{ day: string; checks: string; passed: string }>(patrolChecks.checksPerDay({ from: from30, to }, scope)),
@@ -49,6 +50,12 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
       run<{ product_id: string; product_name: string; items: string }>(assignments.heldByProduct(scope)),
       run<{ replacement_type: string; exchanges: string; recent: string }>(
         productExchanges.countsByReplacementType({ from: from30, to }, scope),
+      ),
+      givenTo(
+        pool,
+        res,
+        { asOf: asOf ?? null, settings: attention, scope, hideHandled: true },
+        asOf && to !== today ? { as_of: asOf } : {},
       ),
     ]);
 
@@ -129,6 +136,7 @@ export function homeHandler(pool: Reader, attention: AttentionSettings) {
         section: 'home',
         form,
         figures,
+        given,
         today,
         isToday: to === today,
         latestHint,

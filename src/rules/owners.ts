@@ -3,6 +3,7 @@ import { sql } from '../db/knex';
 import type { Scope } from '../filters/scope';
 import type { AttentionQuery, RiderRule } from './index';
 import { namedCompany } from './sql';
+import { cappedCount } from '../queries/keyset';
 
 // Who works on a row of a rider rule (access.attention_owners, migration 022): a supervisor a lead gave
 // it to, shown on the row, a filter of the rule's list ("Mine", "Unassigned"), and kept on the handling.
@@ -91,4 +92,15 @@ export function assignRows(a: Assignment) {
      SELECT count(*)::int AS rows FROM given`,
     [a.rule.name, a.assignee.id, a.by, subjects(a)],
   );
+}
+
+/**
+ * How many of a rider rule's listed rows (handled ones left out) are given to the supervisor `id`, up to
+ * `cap` + 1: read from the supervisor's own rows of access.attention_owners, each looked up in the rule.
+ */
+export function givenCount(rule: RiderRule, q: AttentionQuery, id: string, cap: number) {
+  const mine = sql('access.attention_owners as given')
+    .where({ 'given.rule': rule.name, 'given.assigned_to': id })
+    .select('given.subject_id');
+  return cappedCount(rule.list.core({ ...q, hideHandled: true }).whereRaw(`${rule.list.subject} IN (?)`, [mine]), cap);
 }

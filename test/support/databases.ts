@@ -66,6 +66,8 @@ export function testDatabases() {
     notes: `rider_equipment_test_notes_${run}`,
     /** A copy of FIXTURE where a check arrives while a supervisor types a note in Chromium (test/browser/notes-kept.test.ts). */
     notesBrowser: `rider_equipment_test_notes_browser_${run}`,
+    /** A copy of FIXTURE where a lead gives rows to a colleague, who finds them first (test/attention-given.test.ts). */
+    given: `rider_equipment_test_given_${run}`,
   };
 }
 
@@ -90,6 +92,7 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   seams: 'demo',
   notes: 'fixture',
   notesBrowser: 'fixture',
+  given: 'fixture',
   large: 'large',
   largeCopy: 'large',
   slowReaders: 'large',

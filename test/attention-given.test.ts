@@ -1,0 +1,104 @@
+// Each supervisor sees their own work first (src/admin/given.ts): "Given to you" on the overview and on
+// Needs attention counts the rows a lead gave them (listed, not handled), each count leading to them;
+// the queue's rows show whom each was given to; By 3PL labels its figures for a phone's stacked cells.
+import { createSupervisor } from '../src/auth/supervisors';
+import { testAppWithAuth, type TestApp } from './support/app';
+import { csrfToken, one, parseHtml, textOf } from './support/html';
+import { addAttentionRows, markHandled, signIn as signInAs, type Agent } from './support/attention-scenario';
+
+let t: TestApp;
+const password = 'given-pass-12345';
+
+beforeAll(async () => {
+  t = await testAppWithAuth('given');
+  await createSupervisor(t.owner, { username: 'lead', password });
+  await createSupervisor(t.owner, { username: 'amina', password });
+  await addAttentionRows(t);
+});
+afterAll(() => t.close());
+
+const signIn = (username: string): Promise<Agent> => signInAs(t, username, password);
+/** "Given to you" as a page shows it: each rule's link text and where it leads, or its empty line. */
+function givenPanel(html: string) {
+  const panel = one(html, 'section.given');
+  return {
+    links: [...panel.querySelectorAll('a')].map((a) => [textOf(a), a.getAttribute('href')]),
+    empty: panel.querySelector('p.empty') ? textOf(panel.querySelector('p.empty')!) : undefined,
+  };
+}
+/** The rows of a rule's section on Needs attention: rider ID and whom the row was given to. */
+function owners(html: string, rule: string) {
+  return [...parseHtml(html).querySelectorAll(`section#${rule} table.list tbody tr`)].map((tr) => [
+    textOf(tr.querySelector('td[data-label="Rider ID"]')!),
+    textOf(tr.querySelector('td[data-label="Assigned to"]')!),
+  ]);
+}
+
+it('counts the rows given to a supervisor on the overview and on Needs attention, shows the owner on each row, and empties as they are handled', async () => {
+  const [lead, amina] = await Promise.all([signIn('lead'), signIn('amina')]);
+  const none = givenPanel((await amina.get('/admin').expect(200)).text);
+  expect(none).toEqual({ links: [], empty: 'No row is given to you now. A lead gives rows from a rule’s list (“Give them”).' });
+
+  const list = (await lead.get('/admin/attention/unchecked').expect(200)).text;
+  const listed = [...parseHtml(list).querySelectorAll('tbody td[data-label="Rider ID"]')].map((td) => textOf(td));
+  expect(listed.length).toBeGreaterThanOrEqual(2);
+  const ticked = listed.slice(0, 2);
+  await lead
+    .post('/admin/attention/unchecked/assign')
+    .type('form')
+    .send({ _csrf: csrfToken(list), back: '/admin/attention/unchecked', which: 'ticked', subjects: ticked, assignee: 'amina' })
+    .expect(303);
+  // A row of another rule given too, so that the panel lists two rules.
+  const overdue = (await lead.get('/admin/attention/overdue-items').expect(200)).text;
+  const overdueFirst = textOf(one(overdue, 'tbody td[data-label="Rider ID"]'));
+  await lead
+    .post('/admin/attention/overdue-items/assign')
+    .type('form')
+    .send({
+      _csrf: csrfToken(overdue),
+      back: '/admin/attention/overdue-items',
+      which: 'ticked',
+      subjects: [overdueFirst],
+      assignee: 'amina',
+    })
+    .expect(303);
+
+  const expected = [
+    ['1 Items past their exchange day', '/admin/attention/overdue-items?owner=amina'],
+    ['2 Riders not checked lately', '/admin/attention/unchecked?owner=amina'],
+  ];
+  expect(givenPanel((await amina.get('/admin').expect(200)).text).links).toEqual(expected);
+  const queue = (await amina.get('/admin/attention').expect(200)).text;
+  expect(givenPanel(queue).links).toEqual(expected);
+  // The count leads to exactly those rows.
+  const mine = (await amina.get('/admin/attention/unchecked?owner=amina').expect(200)).text;
+  expect([...parseHtml(mine).querySelectorAll('tbody td[data-label="Rider ID"]')].map((td) => textOf(td)).sort()).toEqual(
+    [...ticked].sort(),
+  );
+  // Everyone sees whom each row of the queue was given to; the lead has none of their own.
+  for (const html of [queue, (await lead.get('/admin/attention').expect(200)).text]) {
+    for (const [rider, owner] of owners(html, 'unchecked')) expect([rider, owner]).toEqual([rider, ticked.includes(rider) ? 'amina' : '–']);
+  }
+  expect(givenPanel((await lead.get('/admin/attention').expect(200)).text).links).toEqual([]);
+
+  // Handled: no longer hers to do.
+  expect((await markHandled(amina, 'unchecked', ticked[0], 'Patrol booked.')).status).toBe(303);
+  expect(givenPanel((await amina.get('/admin').expect(200)).text).links).toEqual([
+    ['1 Items past their exchange day', '/admin/attention/overdue-items?owner=amina'],
+    ['1 Riders not checked lately', '/admin/attention/unchecked?owner=amina'],
+  ]);
+  const { rows } = await t.pool.query(
+    `SELECT count(*)::int AS n FROM access.attention_owners o JOIN access.supervisors s ON s.id = o.assigned_to WHERE s.username = 'amina'`,
+  );
+  expect(rows[0].n).toBe(3); // still given: the count is of rows still to do
+});
+
+it('labels each figure of By 3PL with its rule, the "All" row too', async () => {
+  const lead = await signIn('lead');
+  const html = (await lead.get('/admin/attention').expect(200)).text;
+  const titles = [...one(html, 'table.by-3pl thead').querySelectorAll('th')].slice(1).map((th) => textOf(th));
+  expect(titles.length).toBeGreaterThan(1);
+  for (const tr of one(html, 'table.by-3pl').querySelectorAll('tbody tr, tfoot tr')) {
+    expect([...tr.querySelectorAll('td')].map((td) => td.getAttribute('data-label'))).toEqual(titles);
+  }
+});
