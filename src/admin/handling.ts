@@ -13,6 +13,7 @@ import { links } from '../html/links';
 import { adminPathOrNone } from '../html/urls';
 import { ruleEvidence, ruleNamed, type RegisteredRule as Rule } from '../rules';
 import { CONTROL, noteChecks } from './note-checks';
+import { formBody } from './form-body';
 import { noteForm } from './note-form';
 import { isId, selectionForm, selectionOf, TICKED_MAX, type SelectionFields } from './selection';
 
@@ -90,8 +91,9 @@ interface NotLive {
 
 export function handlingRouter({ pool, primary, protect, settings, today }: HandlingDeps) {
   const router = express.Router();
-  // Room for a note of 2,000 characters of any script, percent-encoded (up to 12 bytes each).
-  const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 10 });
+  // Room for a note of 2,000 characters of any script, percent-encoded, and more: a longer one is read,
+  // and refused beside its text.
+  const form = formBody('128kb', 10, 'a note of at most 2,000 characters');
   const guard: RequestHandler[] = protect
     ? [form, protect]
     : [
@@ -136,7 +138,7 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
   });
 
   const batchGuard: RequestHandler[] = protect
-    ? [express.urlencoded({ extended: false, limit: '64kb', parameterLimit: TICKED_MAX + 10 }), protect]
+    ? [formBody('256kb', TICKED_MAX * 2 + 20, `at most ${TICKED_MAX} ticked rows and a note of at most 2,000 characters`), protect]
     : guard;
 
   router.post('/attention/:rule/batch', ...batchGuard, ...batchForm(today), async (req: Request, res: Response) => {
@@ -232,8 +234,12 @@ export function handlingRouter({ pool, primary, protect, settings, today }: Hand
       const errors = validationResult(req).mapped();
       const firstError = Object.entries(errors)[0];
       if (firstError) throw new HttpError(400, `Nothing was given to anyone: ${firstError[0]} ${String(firstError[1].msg)}.`);
+      // Said on the list the form was on, where the rows are ticked.
       if (fields.which === 'ticked' && fields.subjects.length === 0)
-        throw new HttpError(400, 'Nothing was given to anyone: tick at least one row, or choose all the rows the filters select.');
+        return redirectWithNotice(req, res, back, {
+          text: 'Nothing was given to anyone: no row was ticked. Tick rows in the table, or choose all the rows the filters select.',
+          refused: true,
+        });
       const scope = scopeOf(res);
       let assignee: { id: string; username: string; company_id: string | null } | null = null;
       if (fields.assignee) {

@@ -11,6 +11,7 @@ import { adminPathOrNone } from '../html/urls';
 import { RULE_NAMES, ruleNamed, type RuleName } from '../rules';
 import * as notes from '../rules/notes';
 import { noteCheck } from './note-checks';
+import { formBody } from './form-body';
 import { noteForm } from './note-form';
 import { isId } from './selection';
 
@@ -41,8 +42,9 @@ function refused(req: Request, res: Response, subject: string, rule: RuleName | 
 
 export function notesRouter({ primary, protect }: NotesDeps): express.Router {
   const router = express.Router();
-  // Room for a note of 2,000 characters of any script, percent-encoded (up to 12 bytes each).
-  const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 10 });
+  // Room for a note of 2,000 characters of any script, percent-encoded, and more: a longer one is read,
+  // and refused beside its text.
+  const form = formBody('128kb', 10, 'a note of at most 2,000 characters');
   const guard: RequestHandler[] = protect
     ? [form, protect]
     : [

@@ -30,7 +30,10 @@ export const selectionForm = [
   body('which').isIn(['ticked', 'all']).withMessage('must say which rows: those ticked, or all the filters select'),
   body('subjects')
     .customSanitizer((v: unknown) => (v === undefined ? [] : Array.isArray(v) ? v : [v]))
-    .custom((v: unknown[]) => v.length <= TICKED_MAX && v.every((id) => typeof id === 'string' && isId(id)))
+    .custom((v: unknown[]) => v.length <= TICKED_MAX)
+    .withMessage((v: unknown[]) => `are at most ${TICKED_MAX} ticked rows (a page’s most); ${v.length.toLocaleString('en')} were sent`)
+    .bail()
+    .custom((v: unknown[]) => v.every((id) => typeof id === 'string' && isId(id)))
     .withMessage('must be the IDs of listed rows'),
   body('3pl').optional({ values: 'falsy' }).isString().isLength({ max: 255 }).withMessage('must be a 3PL’s name'),
   body('owner').optional({ values: 'falsy' }).isString().isLength({ max: 64 }).withMessage('must be a supervisor’s username'),

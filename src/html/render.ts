@@ -47,6 +47,8 @@ export const signedIn = (res: Response) => ({
 /** A line the next page of this session shows once ("Marked handled: …"), after a form sent it elsewhere. */
 export interface Notice {
   text: string;
+  /** Nothing was done, and why (said as an alert): a form that could not be acted on. */
+  refused?: boolean;
   /** A page to go on to (the rule's handled rows, the rider's notes). */
   link?: { href: string; text: string };
   /** An Undo of what was just done, posted from the notice itself (with the page's CSRF token). */

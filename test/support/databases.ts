@@ -68,6 +68,10 @@ export function testDatabases() {
     notesBrowser: `rider_equipment_test_notes_browser_${run}`,
     /** A copy of FIXTURE where a lead gives rows to a colleague, who finds them first (test/attention-given.test.ts). */
     given: `rider_equipment_test_given_${run}`,
+    /** A copy of FIXTURE where forms over their limits are sent and nothing is saved (test/form-limits.test.ts). */
+    limits: `rider_equipment_test_limits_${run}`,
+    /** A copy of FIXTURE where a batch is ticked, confirmed and undone in Chromium (test/browser/batch-at-hand.test.ts). */
+    batchBrowser: `rider_equipment_test_batch_browser_${run}`,
   };
 }
 
@@ -93,6 +97,8 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   notes: 'fixture',
   notesBrowser: 'fixture',
   given: 'fixture',
+  limits: 'fixture',
+  batchBrowser: 'fixture',
   large: 'large',
   largeCopy: 'large',
   slowReaders: 'large',
