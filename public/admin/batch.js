@@ -53,7 +53,8 @@
     all.checked = n === boxes.length;
     all.indeterminate = n > 0 && n < boxes.length;
     var radio = form.querySelector('input[name="which"][value="ticked"]');
-    if (radio && radio.parentNode) radio.parentNode.lastChild.textContent = ' The rows ticked in the table above (' + n.toLocaleString('en') + ')';
+    if (radio && radio.parentNode)
+      radio.parentNode.lastChild.textContent = ' The rows ticked in the table above (' + n.toLocaleString('en') + ')';
   };
   boxes.forEach(function (box) {
     box.addEventListener('change', update);
