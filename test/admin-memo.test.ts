@@ -48,6 +48,7 @@ describe('keptChoices: the filter forms’ choices per scope', () => {
       companies: async (scope) => (calls.push(`companies ${scope.company_id ?? ''}`), scope.company_id ? ['Own 3PL'] : ['A', 'B']),
       items: async () => (calls.push('items'), []),
       patrollers: async (scope) => (calls.push(`patrollers ${scope.company_id ?? ''}`), [{ id: '1', name: 'Pat' }]),
+      supervisors: async (scope) => (calls.push(`supervisors ${scope.company_id ?? ''}`), ['amina']),
       values: async (name, scope) => (calls.push(`values ${name} ${scope.company_id ?? ''}`), ['good']),
       rider: async (id) => (calls.push(`rider ${id}`), { id, name: 'Rider' }),
       patroller: async (id) => (calls.push(`patroller ${id}`), { id, name: 'Pat' }),

@@ -102,3 +102,37 @@ it('labels each figure of By 3PL with its rule, the "All" row too', async () => 
     expect([...tr.querySelectorAll('td')].map((td) => td.getAttribute('data-label'))).toEqual(titles);
   }
 });
+
+it('picks whom the rows were given to from a select of the supervisors who see them; a name nobody has is said so', async () => {
+  const lead = await signIn('lead');
+  const html = (await lead.get('/admin/attention/unchecked').expect(200)).text;
+  const options = [...one(html, 'select[name="owner"]').querySelectorAll('option')].map((o) => [o.getAttribute('value'), textOf(o)]);
+  expect(options).toEqual([
+    ['', 'Any'],
+    ['unassigned', 'Nobody (unassigned)'],
+    ['amina', 'amina'],
+    ['lead', 'lead'],
+  ]);
+  const typo = (await lead.get('/admin/attention/unchecked?owner=amnia').expect(200)).text;
+  expect(textOf(one(typo, 'select[name="owner"] option[selected]'))).toBe('amnia (no supervisor of this name)');
+  expect(parseHtml(typo).querySelectorAll('tbody td[data-label="Rider ID"]')).toHaveLength(0);
+});
+
+it('says when Needs attention is asked for a 3PL nobody has, or a day after today', async () => {
+  const lead = await signIn('lead');
+  const nope = (await lead.get('/admin/attention?3pl=Nope%20Ltd').expect(200)).text;
+  expect(textOf(one(nope, 'p.notice[role="alert"]'))).toBe(
+    'No 3PL you can see is named “Nope Ltd”: every count below is of no rows. Pick a 3PL in the form, or see all 3PLs.',
+  );
+  expect(
+    parseHtml((await lead.get('/admin/attention?3pl=Swift%20%26%20Co').expect(200)).text).querySelector('p.notice[role="alert"]'),
+  ).toBeNull();
+  const { rows } = await t.pool.query(
+    `SELECT to_char(current_date + 30, 'YYYY-MM-DD') AS later, to_char(current_date, 'YYYY-MM-DD') AS today`,
+  );
+  const later = (await lead.get(`/admin/attention?as_of=${rows[0].later}`).expect(200)).text;
+  expect(textOf(one(later, 'p.notice[role="status"]'))).toBe(
+    `${rows[0].later} is after today (${rows[0].today}): the counts are what the rules would find at the end of that day if nothing happened before it, a projection. Back to today`,
+  );
+  expect(parseHtml((await lead.get('/admin/attention').expect(200)).text).querySelector('p.notice[role="status"]')).toBeNull();
+});

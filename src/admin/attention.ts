@@ -70,7 +70,7 @@ const ruleParamsOf = (rule: RiderRule) =>
       label: 'Assigned to',
       description: `A supervisor's username: the rows given to them; "${UNASSIGNED}": the rows given to nobody.`,
       where: (builder: Knex.QueryBuilder, owner: string) => void ownedBy(builder, rule, owner),
-      form: { placeholder: `a username, or ${UNASSIGNED}` },
+      form: { lookup: 'supervisor' },
     },
     // The rule's core reads the item from the query (AttentionQuery.item): the filters themselves add nothing.
     ...(rule.list.byItem
@@ -325,6 +325,9 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings, cho
         form,
         asOf,
         isToday: asOf === today,
+        // Said above the counts: a day after today is a projection, a 3PL nobody has names no rows.
+        future: asOf > today ? today : undefined,
+        unknownCompany: named && !companies.includes(named) ? named : undefined,
         company: named,
         sections: sections.map((section) => ({
           ...section,

@@ -8,6 +8,7 @@ import { queryValidator } from '../filters/validate';
 import { clientSignal } from '../http/client-signal';
 import { HttpError } from '../http/errors';
 import { sendProblem } from '../http/problem';
+import * as owners from '../rules/owners';
 import * as choices from '../queries/choices';
 import * as riderEquipment from '../queries/rider-equipment';
 import type { Choice } from './list-params';
@@ -33,6 +34,8 @@ export interface ChoiceSource {
   companies(scope: Scope, signal: AbortSignal): Promise<string[]>;
   items(signal: AbortSignal): Promise<ItemRow[]>;
   patrollers(scope: Scope, signal: AbortSignal): Promise<Named[]>;
+  /** The usernames of the supervisors who see this scope's riders (rows may be given to them). */
+  supervisors(scope: Scope, signal: AbortSignal): Promise<string[]>;
   /** The values present in one of a few small columns (a return's condition, an exchange's type). */
   values(name: choices.ValueColumn, scope: Scope, signal: AbortSignal): Promise<string[]>;
   rider(id: string, scope: Scope, signal: AbortSignal): Promise<Named | undefined>;
@@ -47,6 +50,8 @@ export function choiceSource(pool: Reader): ChoiceSource {
       (await queryRows<{ name: string }>(pool, toNative(riderEquipment.companyNames(scope)), signal)).map((row) => row.name),
     items: (signal) => queryRows<ItemRow>(pool, toNative(choices.items()), signal),
     patrollers: (scope, signal) => queryRows<Named>(pool, toNative(choices.patrollers(scope)), signal),
+    supervisors: async (scope, signal) =>
+      (await queryRows<{ username: string }>(pool, toNative(owners.assignees(scope)), signal)).map((row) => row.username),
     values: async (name, scope, signal) =>
       (await queryRows<{ value: string }>(pool, toNative(choices.distinctValues(name, scope)), signal)).map((row) => row.value),
     rider: async (id, scope, signal) => (await queryRows<Named>(pool, toNative(riderEquipment.riderById(id, scope)), signal))[0],

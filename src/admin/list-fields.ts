@@ -23,6 +23,8 @@ export interface ListFields {
   /** Id filters picked by name: riders are suggested as one types, patrollers listed. */
   people: Record<string, Person>;
   itemPickers: ItemPicker[];
+  /** Filters that take a supervisor's username: a select of those who see the supervisor's 3PL. */
+  supervisorFields: string[];
   /** The selects' options in the form's words, by filter name. */
   choices: Record<string, readonly Choice[]>;
 }
@@ -30,11 +32,12 @@ export interface ListFields {
 const isValueColumn = (name: string): name is ValueColumn => Object.hasOwn(VALUE_COLUMNS, name);
 
 export function listFields(filters: Params): ListFields {
-  const fields: ListFields = { companyFields: [], valueFields: [], people: {}, itemPickers: [], choices: {} };
+  const fields: ListFields = { companyFields: [], valueFields: [], people: {}, itemPickers: [], supervisorFields: [], choices: {} };
   for (const [name, def] of Object.entries(filters)) {
     const { lookup, choices, label = def.label } = def.form ?? {};
     if (choices) fields.choices[name] = choices;
     if (lookup === 'company') fields.companyFields.push(name);
+    else if (lookup === 'supervisor') fields.supervisorFields.push(name);
     else if (lookup === 'rider' || lookup === 'patroller') fields.people[name] = lookup;
     else if (typeof lookup === 'object') fields.itemPickers.push({ name: lookup.item, label, replaces: [name, lookup.variation] });
     else if (lookup === 'values') {

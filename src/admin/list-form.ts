@@ -5,6 +5,7 @@ import type { ValueColumn } from '../queries/choices';
 import { scopeOf } from '../html/scope';
 import { href, stringQuery, without, type Query } from '../html/urls';
 import { links } from '../html/links';
+import { UNASSIGNED } from '../rules/owners';
 import { itemGroups, type ItemRow, type Named } from './choices';
 import { datePresets } from './date-presets';
 import { formModel } from './form';
@@ -19,19 +20,21 @@ export interface Loaded {
   companies: string[];
   items: ItemRow[];
   patrollers: Named[];
+  supervisors: string[];
   values: Partial<Record<ValueColumn, string[]>>;
 }
 
 export async function loadChoices({ fields, deps: { choices } }: ListContext, res: Response): Promise<Loaded> {
   const scope = scopeOf(res);
   const signal = clientSignal(res);
-  const [companies, items, patrollers, ...values] = await Promise.all([
+  const [companies, items, patrollers, supervisors, ...values] = await Promise.all([
     fields.companyFields.length ? choices.companies(scope, signal) : [],
     fields.itemPickers.length ? choices.items(signal) : [],
     Object.values(fields.people).includes('patroller') ? choices.patrollers(scope, signal) : [],
+    fields.supervisorFields.length ? choices.supervisors(scope, signal) : [],
     ...fields.valueFields.map((name) => choices.values(name, scope, signal)),
   ]);
-  return { companies, items, patrollers, values: Object.fromEntries(fields.valueFields.map((name, i) => [name, values[i]])) };
+  return { companies, items, patrollers, supervisors, values: Object.fromEntries(fields.valueFields.map((name, i) => [name, values[i]])) };
 }
 
 /** A select's options from the values `known`; `value` from an old link or typed by hand stays first, saying why nothing matches it. */
@@ -47,6 +50,14 @@ function selectChoices({ fields }: ListContext, raw: Query, loaded: Loaded): Rec
     ...fields.choices,
     ...Object.fromEntries(fields.companyFields.map((name) => [name, present(name, loaded.companies, 'no 3PL of this name')])),
     ...Object.fromEntries(fields.valueFields.map((name) => [name, present(name, loaded.values[name] ?? [], 'none match')])),
+    ...Object.fromEntries(
+      fields.supervisorFields.map((name) => [
+        name,
+        [{ value: UNASSIGNED, label: 'Nobody (unassigned)' }, ...present(name, loaded.supervisors, 'no supervisor of this name')].filter(
+          (c, i, all) => all.findIndex((d) => d.value === c.value) === i,
+        ),
+      ]),
+    ),
   };
 }
 

@@ -56,11 +56,12 @@ export interface FormHints {
  * - `company`: a select of the 3PLs the supervisor may see.
  * - `values`: a select of the values present in the column (one of VALUE_COLUMNS in
  *   src/queries/choices.ts, by the filter's name).
+ * - `supervisor`: a select of the supervisors who see the supervisor's 3PL, and nobody ("unassigned").
  * - `rider`, `patroller`: an ID, or a name typed and suggested (a whole name is taken when one person has it).
  * - `{ item, variation }`: one select of products and their variations, named `item` in the form,
  *   standing for this product ID filter and the variation ID filter `variation`.
  */
-export type Lookup = 'company' | 'values' | 'rider' | 'patroller' | { item: string; variation: string };
+export type Lookup = 'company' | 'values' | 'rider' | 'patroller' | 'supervisor' | { item: string; variation: string };
 
 /** One accepted literal of an enum, its label, and the value stored for it where that differs. */
 export interface Choice {
