@@ -192,6 +192,25 @@ describe('by 3PL, and the weeks', () => {
       expect(weeks).toHaveLength(12);
       expect(weeks.at(-1)!.at(-1)).toBe(inRule);
     }
+    // The picture: each week's column shows the riders in the rule at its end, as the table does, and as
+    // the page asked for that day counts them (no row of this copy is handled); its caption says which way.
+    for (const rule of ['failing-checks', 'overdue-items', 'unchecked']) {
+      const figures = one(html, `section#${rule} .queue-trend`)
+        .querySelectorAll('.trend-full')
+        .map((span) => textOf(span));
+      expect(figures).toEqual(tableRows(one(html, `section#${rule} table.flow-table`)).map((row) => row.at(-1)));
+      const ends = one(html, `section#${rule} .queue-trend`)
+        .querySelectorAll('.visually-hidden')
+        .map((span) => /(\d{4}-\d\d-\d\d)$/.exec(textOf(span))![1]);
+      for (const [i, day] of ends.entries()) {
+        const counted = textOf(one(await page(t.app, `?as_of=${day}`), `.attention-index a[href$="#${rule}"] .figure`));
+        expect([day, counted]).toEqual([day, figures[i]]);
+      }
+      const [first, last] = [Number(figures[0].replace(/,/g, '')), Number(figures.at(-1)!.replace(/,/g, ''))];
+      expect(textOf(one(html, `section#${rule} .queue-trend figcaption strong`))).toBe(
+        `Is the queue shrinking? ${last > first ? 'Growing' : last < first ? 'Shrinking' : 'Steady'}:`,
+      );
+    }
     // Rider 107 (never checked) got a helmet on 2025-01-01 and entered "not checked lately" that day.
     const week = one(html, 'section#unchecked table.flow-table')
       .querySelectorAll('tbody tr')

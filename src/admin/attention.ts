@@ -241,9 +241,20 @@ async function flows(pool: Reader, res: Response, q: AttentionQuery, asOf: strin
       const bar = (value: number) => barRows([{ label: '', value, display: value.toLocaleString('en') }], top)[0];
       const rows = weeks.map((w) => ({ ...w, enteredBar: bar(w.entered), outBar: bar(w.exited + w.handled) }));
       const sum = (key: 'entered' | 'exited' | 'handled') => weeks.reduce((n, w) => n + w[key], 0);
-      return [rule.name, { rows, entered: sum('entered'), out: sum('exited') + sum('handled') }] as const;
+      // The queue's size at each week's end, as columns scaled to the largest (the answer at a glance).
+      const tallest = Math.max(1, ...weeks.map((w) => w.inRule));
+      const sizes = weeks.map((w) => ({ to: w.to, inRule: w.inRule, short: compact(w.inRule), height: Math.round((1000 * w.inRule) / tallest) / 10 }));
+      const [first, last] = [weeks[0].inRule, weeks[weeks.length - 1].inRule];
+      const trend = { first, last, change: last - first, from: weeks[0].to, to: weeks[weeks.length - 1].to };
+      return [rule.name, { rows, sizes, trend, entered: sum('entered'), out: sum('exited') + sum('handled') }] as const;
     }),
   );
+}
+
+/** A figure in at most four characters, for a phone's narrow column: 980, 9.8k, 98k, 980k, 9.8M. */
+export function compact(n: number): string {
+  const [value, unit] = n >= 1e6 ? [n / 1e6, 'M'] : n >= 1e3 ? [n / 1e3, 'k'] : [n, ''];
+  return unit === '' ? String(n) : `${value < 10 ? (Math.floor(value * 10) / 10).toString() : Math.floor(value)}${unit}`;
 }
 
 /** A rule's count as shown: exact up to COUNT_CAP, "more than" it past that. */
