@@ -243,7 +243,12 @@ async function flows(pool: Reader, res: Response, q: AttentionQuery, asOf: strin
       const sum = (key: 'entered' | 'exited' | 'handled') => weeks.reduce((n, w) => n + w[key], 0);
       // The queue's size at each week's end, as columns scaled to the largest (the answer at a glance).
       const tallest = Math.max(1, ...weeks.map((w) => w.inRule));
-      const sizes = weeks.map((w) => ({ to: w.to, inRule: w.inRule, short: compact(w.inRule), height: Math.round((1000 * w.inRule) / tallest) / 10 }));
+      const sizes = weeks.map((w) => ({
+        to: w.to,
+        inRule: w.inRule,
+        short: compact(w.inRule),
+        height: Math.round((1000 * w.inRule) / tallest) / 10,
+      }));
       const [first, last] = [weeks[0].inRule, weeks[weeks.length - 1].inRule];
       const trend = { first, last, change: last - first, from: weeks[0].to, to: weeks[weeks.length - 1].to };
       return [rule.name, { rows, sizes, trend, entered: sum('entered'), out: sum('exited') + sum('handled') }] as const;
