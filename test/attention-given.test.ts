@@ -136,3 +136,27 @@ it('says when Needs attention is asked for a 3PL nobody has, or a day after toda
   );
   expect(parseHtml((await lead.get('/admin/attention').expect(200)).text).querySelector('p.notice[role="status"]')).toBeNull();
 });
+
+it('records who gave which row to whom, and who took it back, in the rider’s history', async () => {
+  const lead = await signIn('lead');
+  const list = (await lead.get('/admin/attention/unchecked').expect(200)).text;
+  const rider = textOf(one(list, 'tbody td[data-label="Rider ID"]'));
+  const give = (assignee: string) =>
+    lead
+      .post('/admin/attention/unchecked/assign')
+      .type('form')
+      .send({ _csrf: csrfToken(list), back: '/admin/attention/unchecked', which: 'ticked', subjects: [rider], assignee })
+      .expect(303);
+  await give('amina');
+  await give('lead');
+  await give('');
+  const page = (await lead.get(`/admin/riders/${rider}`).expect(200)).text;
+  const lines = [...parseHtml(page).querySelectorAll('ul.gives li')].map((li) => textOf(li).replace(/^\d{4}-\d\d-\d\d \d\d:\d\d: /, ''));
+  expect(lines.slice(0, 3)).toEqual([
+    'lead took back “Riders not checked lately”',
+    'lead gave “Riders not checked lately” to lead',
+    'lead gave “Riders not checked lately” to amina',
+  ]);
+  const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM access.attention_gives WHERE subject_id = $1`, [rider]);
+  expect(rows[0].n).toBe(lines.length);
+});

@@ -27,6 +27,7 @@ describe('the demo seed writes exactly the recorded data', () => {
     expect(await digestsOf('default', { ...DEFAULT_DEMO, anchor: DEMO_ANCHOR })).toEqual({
       'access.api_tokens': EMPTY,
       'access.attention_batches': EMPTY,
+      'access.attention_gives': EMPTY,
       'access.attention_handled': EMPTY,
       'access.attention_owners': EMPTY,
       'access.supervisor_notes': EMPTY,
@@ -70,7 +71,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '6309b642cc9c61ffa3e1d6983a2e339e2521074920f542cbd692b30845efccc3',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': '7cfa53b2e5bb91486298916321f07fc0461679dcb04e82d3d6ff64eb90bff14c',
-      sequences: 'b8bf52f987d8092095b62b4cd15225434dc07d7f4dc5190cd41d165da6aa2f03',
+      sequences: 'e229d3ddffd405e10b3ddc8b92bae85dec8014403e70423d8fd5c28575b36c50',
     });
   });
 
@@ -79,6 +80,7 @@ describe('the demo seed writes exactly the recorded data', () => {
     expect(await digestsOf('large', { riders: 4000, seed: 7 })).toEqual({
       'access.api_tokens': EMPTY,
       'access.attention_batches': EMPTY,
+      'access.attention_gives': EMPTY,
       'access.attention_handled': EMPTY,
       'access.attention_owners': EMPTY,
       'access.supervisor_notes': EMPTY,
@@ -122,7 +124,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '34101622d4bd75edec39b8548f03d27bd335601e77dcd62700017910c02572ec',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'bde2dfb457a2d60eedc5bdd8c153f03f6dad592890332d78efd9cfe354e5e2b7',
-      sequences: 'b8bf52f987d8092095b62b4cd15225434dc07d7f4dc5190cd41d165da6aa2f03',
+      sequences: 'e229d3ddffd405e10b3ddc8b92bae85dec8014403e70423d8fd5c28575b36c50',
     });
   });
 
@@ -131,6 +133,7 @@ describe('the demo seed writes exactly the recorded data', () => {
     expect(await digestsOf('anchored', { riders: 40, seed: 3, anchor: Date.UTC(2025, 2, 14, 9, 26) })).toEqual({
       'access.api_tokens': EMPTY,
       'access.attention_batches': EMPTY,
+      'access.attention_gives': EMPTY,
       'access.attention_handled': EMPTY,
       'access.attention_owners': EMPTY,
       'access.supervisor_notes': EMPTY,
@@ -174,7 +177,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': 'd6ffe318a9639c1f305f53b5cb24901eed8867a7d73e45443d974c03289760f2',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'a93ac7c637dc08a7eaea68a9590225990ece5fd4924dca6a59db847aa6e46702',
-      sequences: 'b8bf52f987d8092095b62b4cd15225434dc07d7f4dc5190cd41d165da6aa2f03',
+      sequences: 'e229d3ddffd405e10b3ddc8b92bae85dec8014403e70423d8fd5c28575b36c50',
     });
   });
 });

@@ -27,7 +27,9 @@ GRANT USAGE ON SEQUENCE access.attention_batches_id_seq TO rider_equipment_app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON access.attention_owners TO rider_equipment_app;
 -- Notes on a rider or beside a handling: written, never rewritten or deleted.
 GRANT SELECT, INSERT ON access.supervisor_notes TO rider_equipment_app;
+-- Who gave which row to whom: recorded, never rewritten or deleted.
+GRANT SELECT, INSERT ON access.attention_gives TO rider_equipment_app;
 
 -- Not granted: access.api_tokens_id_seq and access.supervisors_id_seq (only the owner's commands make
--- tokens and supervisors), access.attention_handled_id_seq and access.supervisor_notes_id_seq (identity columns' sequences, which an
+-- tokens and supervisors), access.attention_handled_id_seq, access.supervisor_notes_id_seq and access.attention_gives_id_seq (identity columns' sequences, which an
 -- INSERT uses without a grant).

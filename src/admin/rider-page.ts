@@ -5,6 +5,7 @@ import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import * as handling from '../rules/handling';
 import * as notes from '../rules/notes';
+import * as owners from '../rules/owners';
 import { ruleNamed } from '../rules';
 import { clientSignal } from '../http/client-signal';
 import { defineParams } from '../filters/define';
@@ -26,6 +27,9 @@ import { links } from '../html/links';
 import { validateOrRedraw } from '../html/validate-or-redraw';
 import { openPointsOf } from '../rules/open-points';
 import type { AttentionSettings } from '../config';
+
+/** The gives of a rider's rows the page shows, newest first. */
+const GIVES_SHOWN = 20;
 
 // A rider's history is short in practice; the cap keeps one page bounded if it is not.
 const TIMELINE_LIMIT = 200;
@@ -77,13 +81,15 @@ export function riderHandler(pool: Reader, attention: AttentionSettings) {
     if (notesBefore !== undefined && (typeof notesBefore !== 'string' || !/^[1-9][0-9]{0,17}$/.test(notesBefore)))
       throw new HttpError(400, 'rider_notes_before must be the number of a note, as the “Older notes” link gives it.');
 
-    const [openPoints, history, written, held, assigned, returned, exchanged, checked] = await Promise.all([
+    const [openPoints, history, written, gives, held, assigned, returned, exchanged, checked] = await Promise.all([
       // As of today, as the report printed now says them.
       openPointsOf(pool, [id], scope, attention, undefined, signal).then((points) => points.get(id)!),
       // What supervisors did about them: every note on this rider, undone ones too.
       run(handling.riderHistory(id, before)),
       // Notes that mark nothing handled: on the rider, or beside a handling of theirs.
       run(notes.riderNotes(id, notesBefore)),
+      // Who gave the rider's rows to whom (the newest GIVES_SHOWN).
+      run(owners.riderGives(id, GIVES_SHOWN)),
       run(
         assignments.withExchangeDay(assignments.adminColumns(assignments.adminFiltered({ ...scope, rider_id: id, active: true }))).orderBy([
           { column: 'a.assigned_at', order: 'desc' },
@@ -153,6 +159,8 @@ export function riderHandler(pool: Reader, attention: AttentionSettings) {
           ? `${links.rider(id)}?rider_notes_before=${written[notes.NOTES_PAGE - 1].id}#notes-title`
           : undefined,
       newestRiderNotes: notesBefore ? `${links.rider(id)}#notes-title` : undefined,
+      gives: gives.map((g) => ({ ...g, ruleTitle: ruleNamed(String(g.rule))?.title ?? String(g.rule) })),
+      givesShown: GIVES_SHOWN,
       notesAction: links.riderNotes(id),
       back: `${links.rider(id)}#notes-title`,
       held,

@@ -34,6 +34,7 @@ import * as keptDeltas from '../../db/migrations/20261129_029_kept_deltas';
 import * as movedRiderReturns from '../../db/migrations/20261129_030_moved_rider_returns';
 import * as unreachedFunctions from '../../db/migrations/20261129_031_unreached_functions';
 import * as supervisorNotes from '../../db/migrations/20261130_032_supervisor_notes';
+import * as attentionGives from '../../db/migrations/20261130_033_attention_gives';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -73,6 +74,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261129_030_moved_rider_returns', movedRiderReturns],
   ['20261129_031_unreached_functions', unreachedFunctions],
   ['20261130_032_supervisor_notes', supervisorNotes],
+  ['20261130_033_attention_gives', attentionGives],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */

@@ -78,9 +78,11 @@ export function assignRows(a: Assignment) {
   if (!a.assignee) {
     return sql.raw(
       `WITH gone AS (DELETE FROM access.attention_owners o USING (SELECT DISTINCT subject FROM (?) s) p
-         WHERE o.rule = ? AND o.subject_id = p.subject RETURNING 1)
+         WHERE o.rule = ? AND o.subject_id = p.subject RETURNING o.subject_id),
+       logged AS (INSERT INTO access.attention_gives (rule, subject_id, given_to, given_by)
+         SELECT ?::text, subject_id, NULL, ?::bigint FROM gone)
        SELECT count(*)::int AS rows FROM gone`,
-      [subjects(a), a.rule.name],
+      [subjects(a), a.rule.name, a.rule.name, a.by],
     );
   }
   return sql.raw(
@@ -88,9 +90,11 @@ export function assignRows(a: Assignment) {
        INSERT INTO access.attention_owners (rule, subject_id, assigned_to, assigned_by)
        SELECT DISTINCT ?::text, subject, ?::bigint, ?::bigint FROM (?) s
        ON CONFLICT (rule, subject_id) DO UPDATE SET assigned_to = EXCLUDED.assigned_to, assigned_by = EXCLUDED.assigned_by, assigned_at = now()
-       RETURNING 1)
+       RETURNING subject_id),
+     logged AS (INSERT INTO access.attention_gives (rule, subject_id, given_to, given_by)
+       SELECT ?::text, subject_id, ?::bigint, ?::bigint FROM given)
      SELECT count(*)::int AS rows FROM given`,
-    [a.rule.name, a.assignee.id, a.by, subjects(a)],
+    [a.rule.name, a.assignee.id, a.by, subjects(a), a.rule.name, a.assignee.id, a.by],
   );
 }
 
@@ -103,4 +107,21 @@ export function givenCount(rule: RiderRule, q: AttentionQuery, id: string, cap: 
     .where({ 'given.rule': rule.name, 'given.assigned_to': id })
     .select('given.subject_id');
   return cappedCount(rule.list.core({ ...q, hideHandled: true }).whereRaw(`${rule.list.subject} IN (?)`, [mine]), cap);
+}
+
+/** The gives of a rider's rows (newest first, the last `limit`): the rule, to whom (null: taken back), by whom, when. */
+export function riderGives(riderId: string, limit: number) {
+  return sql('access.attention_gives as g')
+    .join('access.supervisors as b', 'b.id', 'g.given_by')
+    .leftJoin('access.supervisors as t', 't.id', 'g.given_to')
+    .where('g.subject_id', riderId)
+    .select(
+      'g.id',
+      'g.rule',
+      't.username as given_to',
+      'b.username as given_by',
+      sql.raw(`to_char(g.given_at, 'YYYY-MM-DD HH24:MI') AS given_at`),
+    )
+    .orderBy('g.id', 'desc')
+    .limit(limit);
 }
