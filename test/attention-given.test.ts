@@ -160,3 +160,11 @@ it('records who gave which row to whom, and who took it back, in the rider’s h
   const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM access.attention_gives WHERE subject_id = $1`, [rider]);
   expect(rows[0].n).toBe(lines.length);
 });
+
+it('links each rule’s list to its handled rows, where Undo is', async () => {
+  const lead = await signIn('lead');
+  for (const rule of ['failing-checks', 'overdue-items', 'unchecked']) {
+    const html = (await lead.get(`/admin/attention/${rule}`).expect(200)).text;
+    expect(one(html, 'nav.owner-views li.handled-link a').getAttribute('href')).toBe(`/admin/attention/${rule}/handled`);
+  }
+});
