@@ -282,6 +282,21 @@ async function serve(config: Config, database: Database, owner: boolean, demo?: 
     server.listen(0, '127.0.0.1');
   } else {
     adminProcess?.route(server);
+    // A port another program holds, or one this user may not open: said in a line, and the service stops
+    // (its embedded database too) with status 1.
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE' && error.code !== 'EACCES') throw error;
+      console.error(
+        error.code === 'EADDRINUSE'
+          ? `Port ${config.port} on ${config.host} is in use by another program: stop it, or start on another port (PORT=${config.port + 1} npm start).`
+          : `Port ${config.port} on ${config.host} may not be opened by this user: start on a port above 1023 (PORT=3000 npm start).`,
+      );
+      stopping = true;
+      void adminProcess?.stop();
+      tokens?.stop();
+      // Nothing was served: nothing to drain.
+      void (owner ? stopDatabases(database) : Promise.resolve()).finally(() => process.exit(1));
+    });
     server.listen(config.port, config.host, () => {
       const address = server.address();
       if (owner) printBanner(config, database, typeof address === 'object' && address ? address.port : config.port, demo);

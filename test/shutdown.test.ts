@@ -225,3 +225,23 @@ describe('the embedded server', () => {
     }
   });
 });
+
+describe('a port another program holds', () => {
+  it('is said in one line, and the service exits 1 at once', async () => {
+    const holder = http.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as { port: number }).port;
+    try {
+      const started = Date.now();
+      await expect(startServer({ PORT: String(port), HOST: '127.0.0.1' })).rejects.toThrow(
+        new RegExp(
+          `status 1\\) before it listened:[\\s\\S]*Port ${port} on 127\\.0\\.0\\.1 is in use by another program: stop it, or start on another port \\(PORT=${port + 1} npm start\\)\\.`,
+        ),
+      );
+      // Nothing to drain: it did not wait SHUTDOWN_DRAIN_MS.
+      expect(Date.now() - started).toBeLessThan(4000);
+    } finally {
+      holder.close();
+    }
+  });
+});
