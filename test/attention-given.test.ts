@@ -22,7 +22,7 @@ const signIn = (username: string): Promise<Agent> => signInAs(t, username, passw
 function givenPanel(html: string) {
   const panel = one(html, 'section.given');
   return {
-    links: [...panel.querySelectorAll('a')].map((a) => [textOf(a), a.getAttribute('href')]),
+    links: [...panel.querySelectorAll('.attention-index a')].map((a) => [textOf(a), a.getAttribute('href')]),
     empty: panel.querySelector('p.empty') ? textOf(panel.querySelector('p.empty')!) : undefined,
   };
 }
@@ -167,4 +167,31 @@ it('links each rule’s list to its handled rows, where Undo is', async () => {
     const html = (await lead.get(`/admin/attention/${rule}`).expect(200)).text;
     expect(one(html, 'nav.owner-views li.handled-link a').getAttribute('href')).toBe(`/admin/attention/${rule}/handled`);
   }
+});
+
+it('shows the rows given to a supervisor across the rules on one page', async () => {
+  const [lead, amina] = await Promise.all([signIn('lead'), signIn('amina')]);
+  await t.owner.query(`DELETE FROM access.attention_owners`);
+  const list = (await lead.get('/admin/attention/unchecked').expect(200)).text;
+  const ticked = [...parseHtml(list).querySelectorAll('tbody td[data-label="Rider ID"]')].map((td) => textOf(td)).slice(0, 2);
+  await lead
+    .post('/admin/attention/unchecked/assign')
+    .type('form')
+    .send({ _csrf: csrfToken(list), back: '/admin/attention/unchecked', which: 'ticked', subjects: ticked, assignee: 'amina' })
+    .expect(303);
+  const home = (await amina.get('/admin').expect(200)).text;
+  expect(one(home, 'section.given .section-links a').getAttribute('href')).toBe('/admin/attention?mine=1');
+  const page = (await amina.get('/admin/attention?mine=1').expect(200)).text;
+  expect(textOf(one(page, 'h1'))).toBe('Needs attention: given to you');
+  expect([...parseHtml(page).querySelectorAll('section.panel.attention')].map((s) => s.getAttribute('id'))).toEqual([
+    'failing-checks',
+    'overdue-items',
+    'unchecked',
+  ]);
+  expect(owners(page, 'unchecked').sort()).toEqual(ticked.map((id) => [id, 'amina']).sort());
+  expect(owners(page, 'failing-checks')).toEqual([]);
+  expect(textOf(one(page, '.attention-index a[href="#unchecked"] .figure'))).toBe('2');
+  expect(parseHtml(page).querySelector('table.by-3pl')).toBeNull();
+  // The lead, given none, sees none there.
+  expect(owners((await lead.get('/admin/attention?mine=1').expect(200)).text, 'unchecked')).toEqual([]);
 });

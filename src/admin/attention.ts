@@ -13,7 +13,7 @@ import { clientSignal } from '../http/client-signal';
 import { HttpError, type FieldErrors } from '../http/errors';
 import { sessionKey, type StreamLimit } from '../http/stream-limit';
 import * as patrolChecks from '../queries/patrol-checks';
-import { ownedBy, UNASSIGNED, withOwner } from '../rules/owners';
+import { givenOnly, ownedBy, UNASSIGNED, withOwner } from '../rules/owners';
 import { countTable, FLOW_WEEKS, weeklyFlow, weeklyHandled, type CountTable } from '../rules/counts';
 import { addDays } from '../filters/days';
 import { barRows } from './charts';
@@ -22,6 +22,7 @@ import {
   companyRules,
   COUNT_CAP,
   firstRows,
+  ruleRows,
   riderRules,
   ruleCount,
   RULES,
@@ -57,7 +58,15 @@ const params = defineParams({
   as_of: { type: 'date', label: 'As of', description: 'The day the rules are judged at the end of; today when not given.' },
 });
 /** Needs attention's own form: the day, and one 3PL to look at (counts, first rows and weeks). */
-const pageParams = defineParams({ ...params, '3pl': company('c.name', 'riders') });
+const pageParams = defineParams({
+  ...params,
+  '3pl': company('c.name', 'riders'),
+  mine: {
+    type: 'boolean',
+    label: 'Given to me',
+    description: 'Only the rows given to the signed-in supervisor, across the rules.',
+  },
+});
 const validate = queryValidator(pageParams, 'form');
 
 /** The filters of a rider rule's list: the day, the 3PL, and whom the rows were given to. */
@@ -293,14 +302,17 @@ export function attentionCounter(pool: Reader, settings: AttentionSettings) {
 }
 
 export function attentionHandlers({ pool, streamPool, streamLimit, settings, choices }: AttentionDeps) {
-  async function valuesOf(req: Request): Promise<{ asOf?: string; company?: string; errors?: FieldErrors }> {
+  async function valuesOf(req: Request): Promise<{ asOf?: string; company?: string; mine?: boolean; errors?: FieldErrors }> {
     const { values, errors } = await checkQuery(validate, req.query);
-    return { asOf: values?.as_of, company: values?.['3pl'], errors };
+    return { asOf: values?.as_of, company: values?.['3pl'], mine: values?.mine === true, errors };
   }
 
   async function page(req: Request, res: Response): Promise<void> {
-    const { asOf: given, company: named, errors } = await valuesOf(req);
+    const { asOf: given, company: named, errors, mine: onlyMine } = await valuesOf(req);
     const { asOf, today } = await asOfDay(pool, res, given);
+    // Given to me: the rider rules' rows given to the signed-in supervisor, on one page.
+    const me = onlyMine ? (res.locals.supervisor as { id: string } | undefined) : undefined;
+    const rules = me ? riderRules : RULES;
     const q: AttentionQuery = { ...queueQuery(given ?? null, settings, scopeOf(res)), company: named };
     const signal = clientSignal(res);
     const dayQuery: Record<string, string> = given ? { as_of: given } : {};
@@ -308,9 +320,12 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings, cho
     const [counts, sections, companies, mine] = await Promise.all([
       ruleCounts(pool, res, q),
       Promise.all(
-        RULES.map(async (rule) => {
+        rules.map(async (rule) => {
           // A rider rule's rows show whom each was given to.
-          const first = rule.subject === 'rider' ? withOwner(firstRows(rule, q, SHOWN), rule) : firstRows(rule, q, SHOWN);
+          const first =
+            rule.subject !== 'rider'
+              ? firstRows(rule, q, SHOWN)
+              : withOwner(me ? givenOnly(ruleRows(rule, q), rule, me.id).limit(SHOWN) : firstRows(rule, q, SHOWN), rule);
           const rows = await queryRows<Row>(pool, toNative(first), signal);
           const shownRows = rule.subject === '3pl' ? rows.map((row) => ({ ...row, href: rule.href(row, asOf, settings) })) : rows;
           const columns = ruleColumns(rule, rule.subject === 'rider' ? [ownerColumn] : []).filter((c) => c.only !== 'csv');
@@ -345,12 +360,19 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings, cho
         future: asOf > today ? today : undefined,
         unknownCompany: named && !companies.includes(named) ? named : undefined,
         company: named,
-        sections: sections.map((section) => ({
-          ...section,
-          ...counts.totals.get(section.name)!,
-          flow: section.subject === 'rider' ? flow?.get(section.name) : undefined,
-        })),
-        byCompany: counts.table && !named ? byCompany(counts.table, dayQuery) : undefined,
+        // Given to me: each section's count is of the rows given (and its list link narrowed to them); no
+        // weeks nor By 3PL, which are the whole queue's.
+        mineOnly: Boolean(me),
+        allHref: links.attention(listQuery),
+        sections: sections.map((section) => {
+          const own = me ? mine?.find((g) => g.name === section.name) : undefined;
+          return {
+            ...section,
+            ...(own ? { total: own.total, capped: own.capped, listHref: own.href } : counts.totals.get(section.name)!),
+            flow: section.subject === 'rider' && !me ? flow?.get(section.name) : undefined,
+          };
+        }),
+        byCompany: counts.table && !named && !me ? byCompany(counts.table, dayQuery) : undefined,
         given: mine,
         flowWeeks: FLOW_WEEKS,
         shown: SHOWN,

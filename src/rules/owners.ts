@@ -103,10 +103,15 @@ export function assignRows(a: Assignment) {
  * `cap` + 1: read from the supervisor's own rows of access.attention_owners, each looked up in the rule.
  */
 export function givenCount(rule: RiderRule, q: AttentionQuery, id: string, cap: number) {
+  return cappedCount(givenOnly(rule.list.core({ ...q, hideHandled: true }), rule, id), cap);
+}
+
+/** Only the rows of `rows` (a rider rule's) given to the supervisor `id`, read from their own rows of access.attention_owners. */
+export function givenOnly(rows: Knex.QueryBuilder, rule: RiderRule, id: string) {
   const mine = sql('access.attention_owners as given')
     .where({ 'given.rule': rule.name, 'given.assigned_to': id })
     .select('given.subject_id');
-  return cappedCount(rule.list.core({ ...q, hideHandled: true }).whereRaw(`${rule.list.subject} IN (?)`, [mine]), cap);
+  return rows.whereRaw(`${rule.list.subject} IN (?)`, [mine]);
 }
 
 /** The gives of a rider's rows (newest first, the last `limit`): the rule, to whom (null: taken back), by whom, when. */
