@@ -173,7 +173,8 @@ describe('form bodies that come after their headers, through the real listener',
         answered: 500,
         statuses: ['HTTP/1.1 403 Forbidden'],
       });
-      expect(Math.max(...answered.map((o) => o.ms))).toBeLessThan(1000);
+      // Answered when whole, not held until a timeout: bounded loosely, as a loaded machine may be slow.
+      expect(Math.max(...answered.map((o) => o.ms))).toBeLessThan(10000);
       expect(outcomes.filter((_, i) => i % 2 === 1).every((o) => o !== 'unanswered' && 'ended' in o)).toBe(true);
       // Both processes alive: the listener answers, and its admin process is the first one still.
       expect((await fetch(`${server.base}/health/live`)).status).toBe(200);

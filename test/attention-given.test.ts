@@ -109,7 +109,7 @@ it('picks whom the rows were given to from a select of the supervisors who see t
   const options = [...one(html, 'select[name="owner"]').querySelectorAll('option')].map((o) => [o.getAttribute('value'), textOf(o)]);
   expect(options).toEqual([
     ['', 'Any'],
-    ['unassigned', 'Nobody (unassigned)'],
+    ['unassigned', 'Unassigned'],
     ['amina', 'amina'],
     ['lead', 'lead'],
   ]);

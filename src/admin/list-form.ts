@@ -53,7 +53,7 @@ function selectChoices({ fields }: ListContext, raw: Query, loaded: Loaded): Rec
     ...Object.fromEntries(
       fields.supervisorFields.map((name) => [
         name,
-        [{ value: UNASSIGNED, label: 'Nobody (unassigned)' }, ...present(name, loaded.supervisors, 'no supervisor of this name')].filter(
+        [{ value: UNASSIGNED, label: 'Unassigned' }, ...present(name, loaded.supervisors, 'no supervisor of this name')].filter(
           (c, i, all) => all.findIndex((d) => d.value === c.value) === i,
         ),
       ]),

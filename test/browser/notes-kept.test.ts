@@ -101,3 +101,30 @@ describe('a note typed while the session ends', () => {
     await page.context().close();
   });
 });
+
+describe('the pages the team’s day touched, signed in', () => {
+  it.each(SIZES)('are clean under axe-core and no wider than the screen (%o)', async (size) => {
+    const page = await signedIn(size, '/admin');
+    // A row given to this supervisor and a note on a rider, so that their panels and lists are drawn.
+    await served.t.owner.query(
+      `INSERT INTO access.attention_owners (rule, subject_id, assigned_to, assigned_by)
+       SELECT 'overdue-items', 101, id, id FROM access.supervisors WHERE username = $1 ON CONFLICT DO NOTHING`,
+      [username],
+    );
+    for (const path of [
+      '/admin',
+      '/admin/attention',
+      '/admin/attention?mine=1',
+      '/admin/riders/101',
+      '/admin/attention/overdue-items/handled',
+    ]) {
+      await page.goto(`${served.base}${path}`);
+      expect({ path, violations: await axeViolations(page), overflow: await overflow(page) }).toEqual({
+        path,
+        violations: [],
+        overflow: 0,
+      });
+    }
+    await page.context().close();
+  });
+});
