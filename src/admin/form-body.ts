@@ -28,3 +28,19 @@ export function formBody(limit: string, parameterLimit: number, takes: string): 
       );
     });
 }
+
+/**
+ * What runs before a supervisor's note form: its body read, then the sign-in's CSRF check (`protect`), or
+ * with sign-in off, a 403 that says `refusal` (nobody can write then).
+ */
+export function noteFormGuard(protect: RequestHandler | undefined, refusal: string): RequestHandler[] {
+  // Room for a note of 2,000 characters of any script, percent-encoded, and more: a longer one is read,
+  // and refused beside its text.
+  return protect
+    ? [formBody('128kb', 10, 'a note of at most 2,000 characters'), protect]
+    : [
+        () => {
+          throw new HttpError(403, refusal);
+        },
+      ];
+}

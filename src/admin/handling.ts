@@ -13,7 +13,7 @@ import { links } from '../html/links';
 import { adminPathOrNone } from '../html/urls';
 import { ruleEvidence, ruleNamed, type RegisteredRule as Rule } from '../rules';
 import { CONTROL, noteChecks } from './note-checks';
-import { formBody } from './form-body';
+import { formBody, noteFormGuard } from './form-body';
 import { noteForm } from './note-form';
 import { isId, selectionForm, selectionOf, TICKED_MAX, type SelectionFields } from './selection';
 
@@ -91,16 +91,7 @@ interface NotLive {
 
 export function handlingRouter({ pool, primary, protect, settings, today }: HandlingDeps) {
   const router = express.Router();
-  // Room for a note of 2,000 characters of any script, percent-encoded, and more: a longer one is read,
-  // and refused beside its text.
-  const form = formBody('128kb', 10, 'a note of at most 2,000 characters');
-  const guard: RequestHandler[] = protect
-    ? [form, protect]
-    : [
-        () => {
-          throw new HttpError(403, 'Marking rows handled needs a signed-in supervisor (sign-in is off on this server).');
-        },
-      ];
+  const guard = noteFormGuard(protect, 'Marking rows handled needs a signed-in supervisor (sign-in is off on this server).');
 
   router.post('/attention/:rule/handled', ...guard, ...handleForm(today), async (req: Request, res: Response) => {
     const rule = ruleOf(req);

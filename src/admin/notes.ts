@@ -11,7 +11,7 @@ import { adminPathOrNone } from '../html/urls';
 import { RULE_NAMES, ruleNamed, type RuleName } from '../rules';
 import * as notes from '../rules/notes';
 import { noteCheck } from './note-checks';
-import { formBody } from './form-body';
+import { noteFormGuard } from './form-body';
 import { noteForm } from './note-form';
 import { isId } from './selection';
 
@@ -42,16 +42,7 @@ function refused(req: Request, res: Response, subject: string, rule: RuleName | 
 
 export function notesRouter({ primary, protect }: NotesDeps): express.Router {
   const router = express.Router();
-  // Room for a note of 2,000 characters of any script, percent-encoded, and more: a longer one is read,
-  // and refused beside its text.
-  const form = formBody('128kb', 10, 'a note of at most 2,000 characters');
-  const guard: RequestHandler[] = protect
-    ? [form, protect]
-    : [
-        () => {
-          throw new HttpError(403, 'Writing notes needs a signed-in supervisor (sign-in is off on this server).');
-        },
-      ];
+  const guard = noteFormGuard(protect, 'Writing notes needs a signed-in supervisor (sign-in is off on this server).');
   const ruleField = body('rule').optional({ values: 'falsy' }).isIn(RULE_NAMES).withMessage('must name a list of Needs attention');
 
   router.post('/riders/:id/notes', ...guard, noteCheck(), ruleField, async (req: Request, res: Response) => {
