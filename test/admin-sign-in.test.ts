@@ -297,7 +297,7 @@ describe('sign-in errors', () => {
     const res = await request(t.app)
       .post('/admin/sign-in')
       .type('form')
-      .send(`username=${'x'.repeat(40000)}&password=y`);
+      .send(`username=${'x'.repeat(70000)}&password=y`);
     expect(res.status).toBe(413);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(textOf(one(res.text, 'h1'))).toBe('Content Too Large');

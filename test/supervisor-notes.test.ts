@@ -2,6 +2,8 @@
 // always has somewhere to go. A row that left "Needs attention" while its note was typed: saved on the
 // rider. A row handled by someone else meanwhile: added beside their note. A note on a rider from its
 // page; through an ended session; refused with the text kept; a 3PL's supervisor on its riders only.
+import { TICKED_MAX } from '../src/admin/selection';
+import { KEPT_TICKED_MAX } from '../src/auth/sign-in';
 import { createSupervisor } from '../src/auth/supervisors';
 import { testAppWithAuth, type TestApp } from './support/app';
 import { csrfToken, hiddenFields, one, parseHtml, textOf } from './support/html';
@@ -258,5 +260,44 @@ describe('the notice after Mark handled', () => {
     expect(batchUndo.getAttribute('action')).toMatch(/^\/admin\/attention\/batches\/\d+\/undo$/);
     await a.post(batchUndo.getAttribute('action')!).type('form').send(hiddenFields(page, '.notice.flash form')).expect(303);
     expect((await unchecked()).ids).toEqual(before);
+  });
+});
+
+describe('a batch sent after its session ended', () => {
+  it('comes back after sign-in with its note, its ticked rows and its filters, and is confirmed then', async () => {
+    expect(KEPT_TICKED_MAX).toBe(TICKED_MAX);
+    const b = await signIn('lead-b');
+    const list = (await b.get('/admin/attention/unchecked').expect(200)).text;
+    const ticked = [...parseHtml(list).querySelectorAll('tbody td[data-label="Rider ID"]')].map((td) => textOf(td)).slice(0, 2);
+    expect(ticked).toHaveLength(2);
+    const fields = { ...hiddenFields(list, 'form#batch-form'), which: 'ticked', subjects: ticked, note: 'Both called: patrols booked. تم' };
+    await t.owner.query(`UPDATE access.sessions SET expire = now() - interval '1 second' WHERE sess->'supervisor'->>'username' = 'lead-b'`);
+    const before = Number((await t.pool.query(`SELECT count(*) FROM access.attention_handled`)).rows[0].count);
+    const ended = await b.post('/admin/attention/unchecked/batch').type('form').send(fields).expect(401);
+    const carried = hiddenFields(ended.text, 'form.sign-in-form');
+    expect(carried).toMatchObject({ kept_action: '/admin/attention/unchecked/batch', kept_which: 'ticked', kept_note: fields.note });
+    expect([...parseHtml(ended.text).querySelectorAll('input[name="kept_subjects"]')].map((i) => i.getAttribute('value'))).toEqual(ticked);
+    const signedIn = await b
+      .post('/admin/sign-in')
+      .type('form')
+      .send({ ...carried, kept_subjects: ticked, username: 'lead-b', password })
+      .expect(303);
+    expect(signedIn.headers.location).toBe('/admin/kept-note');
+    const kept = (await b.get('/admin/kept-note').expect(200)).text;
+    expect(textOf(one(kept, 'textarea#batch-note'))).toBe(fields.note);
+    const again = { ...hiddenFields(kept, 'form.retry-form'), subjects: ticked, note: fields.note };
+    expect(again).toMatchObject({ which: 'ticked', back: fields.back });
+    const confirm = await b.post('/admin/attention/unchecked/batch').type('form').send(again).expect(200);
+    expect(textOf(one(confirm.text, '.confirm-box'))).toMatch(/^Mark 2 riders of “Riders not checked lately” handled/);
+    await b
+      .post('/admin/attention/unchecked/batch')
+      .type('form')
+      .send({ ...hiddenFields(confirm.text, 'form.retry-form'), subjects: ticked, note: fields.note, confirm: 'yes' })
+      .expect(303);
+    expect(Number((await t.pool.query(`SELECT count(*) FROM access.attention_handled`)).rows[0].count)).toBe(before + 2);
+    await t.owner.query(
+      `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND note = $1`,
+      [fields.note],
+    );
   });
 });

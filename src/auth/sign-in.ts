@@ -34,13 +34,19 @@ export interface KeptNote {
   back: string;
   /** The rule a note on a rider was typed under, if any. */
   rule?: string;
+  /** A batch's rows (src/admin/handling.ts): those ticked, or all its list's filters select. */
+  batch?: { which: string; subjects: string[]; company: string; owner: string; item: string };
 }
 
+/** A batch's ticked rows kept through a sign-in, at most: a page's most (TICKED_MAX of src/admin/selection.ts, held equal by a test). */
+export const KEPT_TICKED_MAX = 500;
+
 /**
- * The forms whose text is kept through a sign-in: a note on one row of "Needs attention", a note on a
- * rider, a note beside a handling (src/admin/notes.ts).
+ * The forms whose text is kept through a sign-in: a note on one row of "Needs attention", a batch's, a note
+ * on a rider, a note beside a handling (src/admin/notes.ts).
  */
-const KEPT_NOTE_ACTION = /^\/admin\/(attention\/[a-z-]{1,40}\/handled|riders\/\d{1,20}\/notes|attention\/handled\/\d{1,20}\/notes)$/;
+const KEPT_NOTE_ACTION =
+  /^\/admin\/(attention\/[a-z-]{1,40}\/(handled|batch)|riders\/\d{1,20}\/notes|attention\/handled\/\d{1,20}\/notes)$/;
 
 /** The kept note's fields from a posted form (`prefix` before each name), or nothing when it is not one. */
 function keptNoteOf(body: Record<string, unknown> | undefined, action: unknown, prefix = ''): KeptNote | undefined {
@@ -48,8 +54,24 @@ function keptNoteOf(body: Record<string, unknown> | undefined, action: unknown, 
     const value = body?.[`${prefix}${name}`];
     return typeof value === 'string' && value.length <= most ? value : undefined;
   };
-  const [subject, note, until] = [text('subject', 20), text('note', 2000), text('until', 10) ?? ''];
+  const [note, until] = [text('note', 2000), text('until', 10) ?? ''];
+  const isBatch = typeof action === 'string' && action.endsWith('/batch');
+  // A batch names no one subject: its ticked rows (at most a page of them) and its list's filters.
+  const subject = isBatch ? '0' : text('subject', 20);
   if (typeof action !== 'string' || !KEPT_NOTE_ACTION.test(action) || !subject || !/^\d+$/.test(subject) || !note?.trim()) return undefined;
+  const ticked = body?.[`${prefix}subjects`];
+  const subjects = (Array.isArray(ticked) ? ticked : ticked === undefined ? [] : [ticked]).filter(
+    (id): id is string => typeof id === 'string' && /^\d{1,19}$/.test(id),
+  );
+  const batch = isBatch
+    ? {
+        which: text('which', 10) === 'all' ? 'all' : 'ticked',
+        subjects: subjects.slice(0, KEPT_TICKED_MAX),
+        company: text('3pl', 255) ?? '',
+        owner: text('owner', 64) ?? '',
+        item: text('item', 40) ?? '',
+      }
+    : undefined;
   const rule = text('rule', 40);
   return {
     action,
@@ -58,6 +80,7 @@ function keptNoteOf(body: Record<string, unknown> | undefined, action: unknown, 
     until,
     back: adminPathOrNone(body?.[`${prefix}back`]) ?? links.attention(),
     ...(rule && /^[a-z-]+$/.test(rule) ? { rule } : {}),
+    ...(batch ? { batch } : {}),
   };
 }
 
@@ -248,8 +271,9 @@ export function createSignIn({ pool, config, log }: { pool: Pool; config: Config
   }
 
   const router = express.Router();
-  // Room for a kept note (KeptNote) of 2,000 characters of any script, percent-encoded, beside the sign-in's fields.
-  const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 16 });
+  // Room for a kept note (KeptNote) of 2,000 characters of any script, percent-encoded, beside the sign-in's
+  // fields, and a batch's ticked rows (a page's most).
+  const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: KEPT_TICKED_MAX + 24 });
   router.get('/sign-in', (req, res) =>
     showForm(
       req,
