@@ -79,20 +79,23 @@ export function createApp({
   adminProcess,
 }: AppDeps): Express {
   if (config.auth.enabled && !tokens) throw new Error('createApp: authentication is on, so a TokenCache is required');
+  // The database away while the service stops (Ctrl-C reaches an embedded PostgreSQL too, maybe first): no
+  // news. Said a moment later, unless the service is stopping by then.
+  const away: Logger = (message) => void setTimeout(() => (stopping() ? undefined : log(message)), 200).unref();
   const access =
     config.auth.enabled && tokens
       ? {
           tokens,
           perMinute: config.auth.perMinute,
           failuresPerMinute: config.auth.failuresPerMinute,
-          stores: rateLimitStores(pool, config.auth.rateLimitStore, log, config.auth.rateLimitFlushMs),
+          stores: rateLimitStores(pool, config.auth.rateLimitStore, away, config.auth.rateLimitFlushMs),
         }
       : undefined;
   // Counted in PostgreSQL wherever the rate limits are (several processes, or replicas): one limit for all.
   const sharedPlaces = config.auth.rateLimitStore === 'postgres' ? new AdvisoryPlaces(pool.options.connectionString ?? '') : undefined;
   const streamLimit = new StreamLimit(config.streamsPerToken, sharedPlaces, (error) => {
     const reason = `stream places counted in this process alone, the database is away: ${(error as Error).message}`;
-    throttled(log).write(reason, reason);
+    throttled(away).write(reason, reason);
   });
   // API exports and admin CSV downloads share the stream pool but not its places (DB_STREAM_POOL_ADMIN).
   const idleTimeoutMs = config.pool.streamIdleTimeoutMs;

@@ -78,6 +78,7 @@ function printBanner(config: Config, database: Database, port: number, demo: Dem
     log(`  Demo API token (new at every start): ${demo.token}`);
     log(`    curl -H "Authorization: Bearer ${demo.token}" ${base}/v2/questioner`);
   }
+  log(`  Stop:     Ctrl-C here, or from another shell: kill -INT ${process.pid}`);
 }
 
 /** The embedded standbys first, then their primary (nothing for a database that is not embedded). */

@@ -162,6 +162,10 @@ describe('a note on a rider, from the rider page', () => {
         .send({ _csrf: form._csrf, note: `Note ${i}` })
         .expect(303);
     }
+    // Back on the rider's page, where the note is in sight: the notice leads nowhere else.
+    const landed = (await a.get('/admin/riders/101').expect(200)).text;
+    expect(textOf(one(landed, 'p[role="status"]'))).toMatch(/^Saved as a note on [^:]+\.$/);
+    expect(parseHtml(landed).querySelector('p[role="status"] a')).toBeNull();
     const shown = await riderNotes(a, '101');
     expect(shown.map((line) => line.split(' — ')[0])).toEqual(Array.from({ length: 20 }, (_, i) => `Note ${21 - i}`));
     const newest = (await a.get('/admin/riders/101').expect(200)).text;
@@ -270,7 +274,8 @@ describe('a batch sent after its session ended', () => {
     const list = (await b.get('/admin/attention/unchecked').expect(200)).text;
     const ticked = [...parseHtml(list).querySelectorAll('tbody td[data-label="Rider ID"]')].map((td) => textOf(td)).slice(0, 2);
     expect(ticked).toHaveLength(2);
-    const fields = { ...hiddenFields(list, 'form#batch-form'), which: 'ticked', subjects: ticked, note: 'Both called: patrols booked. تم' };
+    const form = hiddenFields(list, 'form#batch-form');
+    const fields = { ...form, which: 'ticked', subjects: ticked, note: 'Both called: patrols booked. تم' };
     await t.owner.query(`UPDATE access.sessions SET expire = now() - interval '1 second' WHERE sess->'supervisor'->>'username' = 'lead-b'`);
     const before = Number((await t.pool.query(`SELECT count(*) FROM access.attention_handled`)).rows[0].count);
     const ended = await b.post('/admin/attention/unchecked/batch').type('form').send(fields).expect(401);
@@ -286,7 +291,7 @@ describe('a batch sent after its session ended', () => {
     const kept = (await b.get('/admin/kept-note').expect(200)).text;
     expect(textOf(one(kept, 'textarea#batch-note'))).toBe(fields.note);
     const again = { ...hiddenFields(kept, 'form.retry-form'), subjects: ticked, note: fields.note };
-    expect(again).toMatchObject({ which: 'ticked', back: fields.back });
+    expect(again).toMatchObject({ which: 'ticked', back: form.back });
     const confirm = await b.post('/admin/attention/unchecked/batch').type('form').send(again).expect(200);
     expect(textOf(one(confirm.text, '.confirm-box'))).toMatch(/^Mark 2 riders of “Riders not checked lately” handled/);
     await b

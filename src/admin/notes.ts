@@ -59,10 +59,19 @@ export function notesRouter({ primary, protect }: NotesDeps): express.Router {
       toNative(notes.insertRiderNote({ riderId: id, rule: rule ?? null, note, supervisorId: supervisor.id, scope: scopeOf(res) })),
     );
     if (!rider) throw new HttpError(404, 'There is no such rider.');
-    await redirectWithNotice(req, res, adminPathOrNone(req.body.back) ?? riderPage, {
-      text: `Saved as a note on ${rider.name}: it is under “Supervisors’ notes” on the rider’s page.`,
-      link: { href: riderPage, text: 'See it on the rider’s page' },
-    });
+    const back = adminPathOrNone(req.body.back) ?? riderPage;
+    // Back on the rider's page, the note is in sight; from elsewhere, the notice leads to it.
+    await redirectWithNotice(
+      req,
+      res,
+      back,
+      back.startsWith(`${links.rider(id)}#`) || back === links.rider(id)
+        ? { text: `Saved as a note on ${rider.name}.` }
+        : {
+            text: `Saved as a note on ${rider.name}: it is under “Supervisors’ notes” on the rider’s page.`,
+            link: { href: riderPage, text: 'See it on the rider’s page' },
+          },
+    );
   });
 
   router.post('/attention/handled/:id/notes', ...guard, noteCheck(), async (req: Request, res: Response) => {
