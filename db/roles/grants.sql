@@ -29,6 +29,8 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON access.attention_owners TO rider_equipme
 GRANT SELECT, INSERT ON access.supervisor_notes TO rider_equipment_app;
 -- Who gave which row to whom: recorded, never rewritten or deleted.
 GRANT SELECT, INSERT ON access.attention_gives TO rider_equipment_app;
+-- Each supervisor's own choices (the pages' theme): set and changed by them.
+GRANT SELECT, INSERT, UPDATE ON access.supervisor_preferences TO rider_equipment_app;
 
 -- Not granted: access.api_tokens_id_seq and access.supervisors_id_seq (only the owner's commands make
 -- tokens and supervisors), access.attention_handled_id_seq, access.supervisor_notes_id_seq and access.attention_gives_id_seq (identity columns' sequences, which an

@@ -6,6 +6,7 @@ import { attentionHandlers } from './attention';
 import { handlingRouter } from './handling';
 import { keptNoteRouter } from './kept-note';
 import { notesRouter } from './notes';
+import { preferencesRouter } from './preferences';
 import { DEFAULT_ATTENTION, type AttentionSettings } from '../config';
 import { choiceSource, keptChoices, riderLookupHandler } from './choices';
 import { adminErrorHandler, notFound, type Logger } from '../html/errors';
@@ -70,6 +71,7 @@ export function createAdminRouter({
   router.get('/attention', attend.page);
   for (const { path, handler } of attend.companyCsvs) router.get(path, handler);
   router.use(keptNoteRouter());
+  router.use(preferencesRouter({ primary: handling?.primary ?? pool, protect: handling?.protect }));
   router.use(notesRouter({ primary: handling?.primary ?? pool, protect: handling?.protect }));
   router.use(handlingRouter({ pool, primary: handling?.primary ?? pool, protect: handling?.protect, settings: attention, today }));
   for (const resource of adminLists(attention)) {

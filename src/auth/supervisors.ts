@@ -9,7 +9,12 @@ export interface Supervisor {
   username: string;
   /** The one 3PL company the supervisor may see, or null for all. */
   companyId: string | null;
+  /** How the pages look for them: the system's light or dark, or always one (access.supervisor_preferences). */
+  theme?: Theme;
 }
+
+export const THEMES = ['system', 'light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
@@ -48,7 +53,9 @@ let decoy: Promise<string> | undefined;
 /** The supervisor, when the username is live and the password matches. */
 export async function authenticate(db: Queryable, username: string, password: string): Promise<Supervisor | undefined> {
   const { rows } = await db.query(
-    'SELECT id, username, company_id, password_hash FROM access.supervisors WHERE username = $1 AND disabled_at IS NULL',
+    `SELECT s.id, s.username, s.company_id, s.password_hash, coalesce(p.theme, 'system') AS theme
+       FROM access.supervisors s LEFT JOIN access.supervisor_preferences p ON p.supervisor_id = s.id
+      WHERE s.username = $1 AND s.disabled_at IS NULL`,
     [username],
   );
   if (!rows.length) {
@@ -57,7 +64,7 @@ export async function authenticate(db: Queryable, username: string, password: st
     return undefined;
   }
   if (!(await verify(rows[0].password_hash, password))) return undefined;
-  return { id: rows[0].id, username: rows[0].username, companyId: rows[0].company_id };
+  return { id: rows[0].id, username: rows[0].username, companyId: rows[0].company_id, theme: rows[0].theme };
 }
 
 /** Still allowed in? (A disabled supervisor's session ends at its next request.) */

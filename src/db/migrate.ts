@@ -35,6 +35,7 @@ import * as movedRiderReturns from '../../db/migrations/20261129_030_moved_rider
 import * as unreachedFunctions from '../../db/migrations/20261129_031_unreached_functions';
 import * as supervisorNotes from '../../db/migrations/20261130_032_supervisor_notes';
 import * as attentionGives from '../../db/migrations/20261130_033_attention_gives';
+import * as supervisorPreferences from '../../db/migrations/20261130_034_supervisor_preferences';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -75,6 +76,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261129_031_unreached_functions', unreachedFunctions],
   ['20261130_032_supervisor_notes', supervisorNotes],
   ['20261130_033_attention_gives', attentionGives],
+  ['20261130_034_supervisor_preferences', supervisorPreferences],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */

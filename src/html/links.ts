@@ -33,6 +33,8 @@ export const links = {
   /** A list page by its path (the lists' own definitions carry it). */
   list: (path: string, query: Query = {}) => list(path)(query),
   rider: (id: string | number) => `${ADMIN}/riders/${id}`,
+  /** The signed-in supervisor's own settings (the pages' theme). */
+  preferences: () => `${ADMIN}/preferences`,
   /** Where a note on the rider is posted. */
   riderNotes: (id: string | number) => `${ADMIN}/riders/${id}/notes`,
   /** Where a note beside a handling is posted. */

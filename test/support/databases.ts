@@ -72,6 +72,8 @@ export function testDatabases() {
     limits: `rider_equipment_test_limits_${run}`,
     /** A copy of FIXTURE where a batch is ticked, confirmed and undone in Chromium (test/browser/batch-at-hand.test.ts). */
     batchBrowser: `rider_equipment_test_batch_browser_${run}`,
+    /** A copy of FIXTURE where supervisors choose how the pages look (test/preferences.test.ts, test/browser/dark.test.ts). */
+    preferences: `rider_equipment_test_preferences_${run}`,
   };
 }
 
@@ -99,6 +101,7 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   given: 'fixture',
   limits: 'fixture',
   batchBrowser: 'fixture',
+  preferences: 'fixture',
   large: 'large',
   largeCopy: 'large',
   slowReaders: 'large',
