@@ -2,6 +2,7 @@
 // while a new check takes its row off "Needs attention" comes back with a way to save it on the rider;
 // a note typed while the session ends comes back after signing in again, and is saved.
 import type { Page } from 'playwright-core';
+import { compact } from '../../src/admin/queue-trend';
 import { createSupervisor } from '../../src/auth/supervisors';
 import { testAppWithAuth } from '../support/app';
 import { axeViolations, useServedApp } from '../support/browser';
@@ -102,29 +103,46 @@ describe('a note typed while the session ends', () => {
   });
 });
 
-describe('the pages the team’s day touched, signed in', () => {
-  it.each(SIZES)('are clean under axe-core and no wider than the screen (%o)', async (size) => {
-    const page = await signedIn(size, '/admin');
-    // A row given to this supervisor and a note on a rider, so that their panels and lists are drawn.
-    await served.t.owner.query(
-      `INSERT INTO access.attention_owners (rule, subject_id, assigned_to, assigned_by)
+describe('the pages the team’s day touched, signed in as a colleague given a row', () => {
+  it.each(SIZES)(
+    'show her own rows first, By 3PL labelled and the trend as its table, clean under axe-core and no wider than the screen (%o)',
+    async (size) => {
+      const page = await signedIn(size, '/admin');
+      // A row given to this supervisor and a note on a rider, so that their panels and lists are drawn.
+      await served.t.owner.query(
+        `INSERT INTO access.attention_owners (rule, subject_id, assigned_to, assigned_by)
        SELECT 'overdue-items', 101, id, id FROM access.supervisors WHERE username = $1 ON CONFLICT DO NOTHING`,
-      [username],
-    );
-    for (const path of [
-      '/admin',
-      '/admin/attention',
-      '/admin/attention?mine=1',
-      '/admin/riders/101',
-      '/admin/attention/overdue-items/handled',
-    ]) {
-      await page.goto(`${served.base}${path}`);
-      expect({ path, violations: await axeViolations(page), overflow: await overflow(page) }).toEqual({
-        path,
-        violations: [],
-        overflow: 0,
-      });
-    }
-    await page.context().close();
-  });
+        [username],
+      );
+      // Her count on the overview, and her row on one page.
+      await page.goto(`${served.base}/admin`);
+      expect(await page.locator('section.given .attention-index a').allInnerTexts()).toEqual(['1 Items past their exchange day']);
+      await page.locator('section.given').getByRole('link', { name: 'All of them on one page' }).click();
+      await page.waitForURL(/\/admin\/attention\?mine=1$/);
+      expect(await page.locator('section#overdue-items table.list td[data-label="Rider ID"]').allInnerTexts()).toEqual(['101']);
+      // Needs attention: By 3PL's figures labelled where the phone hides the header row; the trend's figures
+      // are the table's (in short on a phone).
+      await page.goto(`${served.base}/admin/attention`);
+      const label = await page.evaluate(`getComputedStyle(document.querySelector('table.by-3pl tbody td'), '::before').content`);
+      expect(label).toBe(size.width < 700 ? '"Failing patrol checks"' : 'none');
+      const shown = await page.locator(`section#unchecked .trend-${size.width < 700 ? 'short' : 'full'}`).allInnerTexts();
+      const table = await page.locator('section#unchecked table.flow-table tbody tr td:last-child').allTextContents();
+      expect(shown).toEqual(table.map((n) => (size.width < 700 ? compact(Number(n.replace(/,/g, ''))) : n)));
+      for (const path of [
+        '/admin',
+        '/admin/attention',
+        '/admin/attention?mine=1',
+        '/admin/riders/101',
+        '/admin/attention/overdue-items/handled',
+      ]) {
+        await page.goto(`${served.base}${path}`);
+        expect({ path, violations: await axeViolations(page), overflow: await overflow(page) }).toEqual({
+          path,
+          violations: [],
+          overflow: 0,
+        });
+      }
+      await page.context().close();
+    },
+  );
 });
