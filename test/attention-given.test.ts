@@ -195,3 +195,26 @@ it('shows the rows given to a supervisor across the rules on one page', async ()
   // The lead, given none, sees none there.
   expect(owners((await lead.get('/admin/attention?mine=1').expect(200)).text, 'unchecked')).toEqual([]);
 });
+
+it('marks on the rider page the open point a note keeps off the queue, and no other', async () => {
+  const lead = await signIn('lead');
+  const list = (await lead.get('/admin/attention/unchecked').expect(200)).text;
+  const rider = textOf(one(list, 'tbody td[data-label="Rider ID"]'));
+  const points = async () =>
+    [...parseHtml((await lead.get(`/admin/riders/${rider}`).expect(200)).text).querySelectorAll('section.open-points li')].map((li) =>
+      textOf(li),
+    );
+  const before = await points();
+  expect(before.some((line) => line.includes('Handled'))).toBe(false);
+  expect((await markHandled(lead, 'unchecked', rider, 'Patrol booked for Monday.')).status).toBe(303);
+  const after = await points();
+  expect(after).toHaveLength(before.length);
+  const marked = after.filter((line) => / Handled by lead on \d{4}-\d\d-\d\d \d\d:\d\d, off the queue$/.test(line));
+  expect(marked).toHaveLength(1);
+  expect(before).toContain(marked[0].replace(/ Handled by .*$/, ''));
+  await t.owner.query(
+    `UPDATE access.attention_handled SET undone_at = now(), undone_by = handled_by WHERE undone_at IS NULL AND subject_id = $1`,
+    [rider],
+  );
+  expect((await points()).some((line) => line.includes('Handled'))).toBe(false);
+});

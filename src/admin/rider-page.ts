@@ -25,7 +25,7 @@ import type { Row } from './stream-csv';
 import { stringQuery } from '../html/urls';
 import { links } from '../html/links';
 import { validateOrRedraw } from '../html/validate-or-redraw';
-import { openPointsOf } from '../rules/open-points';
+import { handledPoints, openPointsOf } from '../rules/open-points';
 import type { AttentionSettings } from '../config';
 
 /** The gives of a rider's rows the page shows, newest first. */
@@ -143,6 +143,8 @@ export function riderHandler(pool: Reader, attention: AttentionSettings) {
       section: '',
       rider,
       openPoints,
+      // The points a note keeps off the queue now, marked so.
+      handledPoints: await handledPoints(run, id, openPoints, { settings: attention, scope }),
       history: history
         .slice(0, handling.HISTORY_PAGE)
         .map((h) => ({ ...h, ruleTitle: ruleNamed(String(h.rule))?.title ?? String(h.rule) })),

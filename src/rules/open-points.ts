@@ -3,7 +3,10 @@ import { toNative } from '../db/knex';
 import type { Reader } from '../db/pool';
 import { queryRows } from '../db/rows';
 import type { Scope } from '../filters/scope';
-import { RULES, type RuleName, type Words } from './index';
+import type { Knex } from 'knex';
+import { sql } from '../db/knex';
+import { liveHandling } from './handling';
+import { RULES, riderRules, type RuleName, type Words } from './index';
 
 // A rider's open points: what each "Needs attention" rule (./index.ts) says of that rider, read once
 // here for the printable report and the rider's page, and drawn by views/shared/open-points.ejs.
@@ -15,6 +18,33 @@ export type Row = Record<string, any>;
 export interface OpenPoints {
   points: Array<{ rule: RuleName; words: Words }>;
   any: boolean;
+}
+
+/**
+ * Which of a rider's open points a supervisor's note keeps off "Needs attention" now (the rule lists the
+ * rider, but not once handled rows are left out): by rule, who handled it and when. The rider's page marks them.
+ */
+export async function handledPoints(
+  run: (builder: Knex.QueryBuilder) => Promise<Row[]>,
+  riderId: string,
+  points: OpenPoints,
+  q: { settings: AttentionSettings; scope: Scope },
+): Promise<Map<string, { by: string; at: string }>> {
+  const rules = riderRules.filter((rule) => points.points.some((point) => point.rule === rule.name));
+  const found = await Promise.all(
+    rules.map(async (rule) => {
+      const listed = await run(
+        rule.list
+          .core({ asOf: null, ...q, riderIds: [riderId], hideHandled: true })
+          .select(sql.raw('1 AS one'))
+          .limit(1),
+      );
+      if (listed.length) return undefined;
+      const [live] = await run(liveHandling(rule.name, riderId));
+      return live ? ([rule.name, { by: String(live.handled_by), at: String(live.handled_at) }] as const) : undefined;
+    }),
+  );
+  return new Map(found.filter((entry) => entry !== undefined));
 }
 
 /** Rows grouped by their `rider_id`, in the order read. */
