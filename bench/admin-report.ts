@@ -1,5 +1,6 @@
 // The admin group's tables and verdicts (Markdown, as the other groups').
-import type { AdminResult, PageMeasure } from './admin';
+import type { AdminResult } from './admin';
+import type { PageMeasure } from './admin-measure';
 import type { TeamResult } from './admin-team';
 import { ADMIN_TARGETS } from './admin-pages';
 import type { Verdict } from './report';

@@ -2,7 +2,6 @@
 // database, runs the real service as a separate process, measures it on loopback with autocannon,
 // measures PostgreSQL alone on the same SQL (pgbench, psql COPY), prints tables with the
 // targets and writes everything to bench-results/<timestamp>.json. See docs/runs/BENCHMARKS.md.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +21,7 @@ import { runStartup, type StartupResult } from './startup';
 import { profileTable, runProfile, type ProfileResult } from './profile';
 import { runAdmin, type AdminResult } from './admin';
 import { adminTable, adminVerdicts, isolationTable, teamTable } from './admin-report';
+import { gitAtStart } from './main-git';
 import { BENCH_DOCS_DIR, recordInDocs, type RecordedSection } from './record';
 import { QUEUE_BATCH_RUNS, QUEUE_PAGE_RUNS, queueTable } from './admin-queue';
 import { adminCsvTable } from './admin-csv';
@@ -30,8 +30,6 @@ import { adminCsvTable } from './admin-csv';
 const SERVICE_SETTINGS = ['ADMIN_PROCESS', 'ADMIN_NICE', 'ADMIN_POOL_MAX', 'DB_POOL_MAX', 'WEB_CONCURRENCY'];
 
 const log = (message: string) => console.log(message);
-/** The code measured: the commit and how many files differed from it when the run began. */
-const gitAtStart = { commit: git(['rev-parse', 'HEAD']), changedFiles: git(['status', '--porcelain']).split('\n').filter(Boolean).length };
 /** The service settings of the last start without a scenario's own settings, for the JSON results. */
 let serviceSettings: Record<string, string> | undefined;
 
@@ -39,11 +37,6 @@ let serviceSettings: Record<string, string> | undefined;
 interface AbortCase extends AbortResult {
   settings: Record<string, string>;
   streamPoolMax: number;
-}
-
-function git(args: string[]): string {
-  const run = spawnSync('git', args, { cwd: projectRoot, encoding: 'utf8' });
-  return run.status === 0 ? run.stdout.trim() : '';
 }
 
 /** Runs `work` on a fresh service process; `extra`: settings of this scenario only (see startService). */

@@ -6,11 +6,10 @@
 // `admin-team`, … as `section` names them in main.ts), RIDERS the dataset's size, so that the runs at
 // 100,000 and 1,000,000 riders each keep their own. Only regions the doc has are written: placing a
 // region is a decision about the doc, not the bench's.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../src/bench-entry';
+import { git } from './main-git';
 
 export interface RecordedSection {
   key: string;
@@ -84,11 +83,6 @@ export function recordInDocs(
   }
   const missing = sections.map(({ key }) => `${key}@${riders}`).filter((id) => !found.has(id));
   return { written, missing };
-}
-
-function git(args: string[]): string {
-  const run = spawnSync('git', args, { cwd: projectRoot, encoding: 'utf8' });
-  return run.status === 0 ? run.stdout.trim() : '';
 }
 
 /**

@@ -15,7 +15,7 @@ import { adminLists } from '../src/admin/registry';
 import { DEFAULT_ATTENTION } from '../src/config';
 import { AdminBrowser, connection } from '../bench/admin-client';
 import { adminPages, resolvePage, type AdminPage, type DatasetValues } from '../bench/admin-pages';
-import { datasetValues } from '../bench/admin';
+import { datasetValues } from '../bench/admin-values';
 import { median } from '../bench/stats';
 
 async function valuesOf(url: string, samples: Parameters<typeof datasetValues>[1]): Promise<DatasetValues> {

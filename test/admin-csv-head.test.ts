@@ -14,7 +14,7 @@ import { spreadsheetSafe } from '../src/admin/stream-csv';
 import { adminLists } from '../src/admin/registry';
 import { DEFAULT_ATTENTION } from '../src/config';
 import { adminPages, resolvePage } from '../bench/admin-pages';
-import { datasetValues } from '../bench/admin';
+import { datasetValues } from '../bench/admin-values';
 import { allLists } from '../src/admin/lists';
 import { DEFAULT_PER_PAGE } from '../src/admin/list-params';
 import type { Reader } from '../src/db/pool';

@@ -1,7 +1,8 @@
 import { allLists } from '../src/admin/lists';
 import { csrfTokenOf, mergeCookies } from '../bench/admin-client';
 import { adminPages, latencyStats, pagePasses, resolvePage, withinRatio, type ListShape } from '../bench/admin-pages';
-import { deepPageAtBoth, slowPages, type AdminPageResult } from '../bench/admin';
+import { deepPageAtBoth, type AdminPageResult } from '../bench/admin-measure';
+import { slowPages } from '../bench/admin-isolation';
 import { heaviest, TEAM_TARGETS } from '../bench/admin-team';
 import { parseOptions } from '../bench/options';
 
