@@ -45,14 +45,23 @@ export interface QueueResult {
 }
 
 /** The values the pages ask for: the 3PL with the most riders, and a past day with history on both sides. */
-async function queueValues(client: pg.Client): Promise<{ company: string; asOf: string; companies: string[] }> {
+async function queueValues(client: pg.Client): Promise<{ company: string; asOf: string; companies: string[]; rider: string }> {
   const { rows: companies } = await client.query<{ name: string }>(
     `SELECT c.name FROM companies c JOIN riders r ON r.company_id = c.id GROUP BY c.id, c.name ORDER BY count(*) DESC, c.name`,
   );
   const { rows } = await client.query<{ day: string }>(
     `SELECT to_char(max(checked_at) - interval '90 days', 'YYYY-MM-DD') AS day FROM patrol_checks`,
   );
-  return { company: companies[0]?.name ?? '', asOf: rows[0]?.day ?? '', companies: companies.map((c) => c.name) };
+  // A rider holding items, whose page a supervisor opens from the queue.
+  const { rows: held } = await client.query<{ id: string }>(
+    `SELECT rider_id::text AS id FROM kept_riders WHERE active_items > 0 ORDER BY rider_id LIMIT 1`,
+  );
+  return {
+    company: companies[0]?.name ?? '',
+    asOf: rows[0]?.day ?? '',
+    companies: companies.map((c) => c.name),
+    rider: held[0]?.id ?? '1',
+  };
 }
 
 const query = (params: Record<string, string>) => {
@@ -61,10 +70,11 @@ const query = (params: Record<string, string>) => {
 };
 
 /** The pages, in the order a lead opens them. */
-export function queuePages(values: { company: string; asOf: string }): Array<{ name: string; path: string }> {
+export function queuePages(values: { company: string; asOf: string; rider: string }): Array<{ name: string; path: string }> {
   return [
     { name: 'the overview', path: '/admin' },
     { name: 'Needs attention', path: '/admin/attention' },
+    { name: 'Needs attention, the rows given to me (mine=1)', path: '/admin/attention?mine=1' },
     { name: `Needs attention at a past day (as_of=${values.asOf})`, path: `/admin/attention${query({ as_of: values.asOf })}` },
     { name: `Needs attention for one 3PL (3pl=${values.company})`, path: `/admin/attention${query({ '3pl': values.company })}` },
     ...riderRules.flatMap((rule) => [
@@ -73,6 +83,8 @@ export function queuePages(values: { company: string; asOf: string }): Array<{ n
     ]),
     { name: 'rider lookup (q=mo)', path: '/admin/lookup/riders?q=mo' },
     { name: 'rider search (q=mo)', path: '/admin/search?q=mo' },
+    { name: `a rider's page (${values.rider})`, path: `/admin/riders/${values.rider}` },
+    { name: 'your settings', path: '/admin/preferences' },
   ];
 }
 
