@@ -287,7 +287,8 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings, cho
       choices.companies(scopeOf(res), signal),
       givenTo(pool, res, q, listQuery),
     ]);
-    const flow = counts.table ? await flows(pool, res, q, asOf, counts.table) : undefined;
+    // The weeks are the whole queue's: not read for the rows given to me.
+    const flow = counts.table && !me ? await flows(pool, res, q, asOf, counts.table) : undefined;
     const raw = stringQuery(req.query as Record<string, unknown>);
     const offered = { '3pl': presentChoices(raw['3pl'], companies, 'no 3PL of this name') };
     const form = formModel({ action: links.attention(), params: pageParams, raw, errors, choices: offered });
@@ -313,7 +314,7 @@ export function attentionHandlers({ pool, streamPool, streamLimit, settings, cho
           return {
             ...section,
             ...(own ? { total: own.total, capped: own.capped, listHref: own.href } : counts.totals.get(section.name)!),
-            flow: section.subject === 'rider' && !me ? flow?.get(section.name) : undefined,
+            flow: section.subject === 'rider' ? flow?.get(section.name) : undefined,
           };
         }),
         byCompany: counts.table && !named && !me ? byCompany(counts.table, dayQuery) : undefined,
