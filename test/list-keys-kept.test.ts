@@ -7,7 +7,7 @@ import type { ListResource } from '../src/admin/list-page';
 import { toNative } from '../src/db/knex';
 import { testApp, type TestApp } from './support/app';
 import { one, textOf } from './support/html';
-import { expectKeptAfterEach, keptDrift, noDrift, rolledBack, type Kept } from './support/rolled-back';
+import { applied, expectKeptAfterEach, keptDrift, noDrift, rolledBack, type Kept } from './support/rolled-back';
 
 // The rider, 3PL and items kept on patrol checks, assignments, returns and exchanges for the admin
 // lists (migration 011), written by triggers: they must always equal their definitions (the views
@@ -118,6 +118,37 @@ describe('the rider, 3PL and items kept on list rows', () => {
                 (SELECT array_agg(DISTINCT company_id)::text FROM product_exchanges WHERE rider_id = 101) AS exchanges`,
       );
       expect(rows[0]).toEqual({ checks: '{2}', exchanges: '{2}' });
+    });
+  });
+
+  it("are not read again by the row triggers when the applier rewrites a moved rider's rows, and still by a writer's (migration 035)", async () => {
+    const LIST_KEY_TRIGGERS = ['rider_company_list_key', 'product_returns_list_keys', 'product_exchanges_list_keys'];
+    // The calls of the list keys' trigger functions in this transaction so far (track_functions counts them).
+    const calls = async (client: pg.ClientBase) =>
+      (
+        await client.query<{ n: number }>(
+          `SELECT coalesce(sum(pg_stat_get_xact_function_calls(f::regproc)), 0)::int AS n FROM unnest($1::text[]) f`,
+          [LIST_KEY_TRIGGERS],
+        )
+      ).rows[0].n;
+    await rolledBack(fixture.owner, async (client) => {
+      await client.query(`SET LOCAL track_functions = 'all'`);
+      await applied(client);
+      await client.query('UPDATE riders SET company_id = 2 WHERE id = 101');
+      const before = await calls(client);
+      await applied(client); // rewrites rider 101's checks, items, returns and exchanges
+      expect(await calls(client)).toBe(before);
+      const { rows } = await client.query(
+        `SELECT (SELECT count(*)::int FROM patrol_checks WHERE rider_id = 101 AND company_id = 2) AS checks,
+                (SELECT count(*)::int FROM assignments WHERE rider_id = 101 AND company_id = 2) AS items`,
+      );
+      expect(rows[0].checks).toBeGreaterThan(0);
+      expect(rows[0].items).toBeGreaterThan(0);
+      expect(await drift(client)).toEqual(NONE);
+      // A writer's statement still runs them: a 3PL written by hand is put back.
+      await client.query('UPDATE assignments SET company_id = 4 WHERE rider_id = 101');
+      expect(await calls(client)).toBeGreaterThan(before);
+      expect(await drift(client)).toEqual(NONE);
     });
   });
 });

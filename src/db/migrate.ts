@@ -36,6 +36,7 @@ import * as unreachedFunctions from '../../db/migrations/20261129_031_unreached_
 import * as supervisorNotes from '../../db/migrations/20261130_032_supervisor_notes';
 import * as attentionGives from '../../db/migrations/20261130_033_attention_gives';
 import * as supervisorPreferences from '../../db/migrations/20261130_034_supervisor_preferences';
+import * as listKeysNotForTheApplier from '../../db/migrations/20261201_035_list_keys_not_for_the_applier';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -77,6 +78,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261130_032_supervisor_notes', supervisorNotes],
   ['20261130_033_attention_gives', attentionGives],
   ['20261130_034_supervisor_preferences', supervisorPreferences],
+  ['20261201_035_list_keys_not_for_the_applier', listKeysNotForTheApplier],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */
