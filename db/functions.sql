@@ -117,7 +117,7 @@ AS $$
     DECLARE
       state kept_log_state;
       taken integer;
-      truncated boolean;
+      truncated text[];
       deltas kept_changes[];
       horizon xid8;
       settled bigint[];
@@ -151,7 +151,7 @@ AS $$
       WITH taken AS (
         DELETE FROM kept_changes WHERE ctid = ANY (ARRAY(SELECT ctid FROM kept_changes LIMIT batch)) RETURNING *
       )
-      SELECT count(*), bool_or(kind = 'T'),
+      SELECT count(*), array_agg(DISTINCT coalesce(tag, '*')) FILTER (WHERE kind = 'T'),
              array_agg(ROW(t.kind, t.id, t.at, t.logged_at, t.n, t.m, t.tag)::kept_changes) FILTER (WHERE kind IN ('q', 'x')),
              array_agg(DISTINCT id) FILTER (WHERE kind = 'r'), array_agg(DISTINCT id) FILTER (WHERE kind = 'h'),
              array_agg(DISTINCT id) FILTER (WHERE kind = 'g'), array_agg(DISTINCT id) FILTER (WHERE kind = 'k'),
@@ -164,9 +164,13 @@ AS $$
              products_, variations, companies_, countries_, questions_
         FROM taken t;
       IF taken = 0 THEN RETURN 0; END IF;
-      IF truncated THEN
+      -- A source table truncated: what reads it is written afresh (a TRUNCATE logged before migration 036
+      -- names no table: everything); what it counted is then in the rebuilt counts, not in these deltas.
+      IF '*' = ANY (truncated) THEN
         PERFORM kept_rebuild();
         RETURN taken;
+      ELSIF truncated IS NOT NULL AND kept_rebuild_truncated(truncated) THEN
+        deltas := NULL;
       END IF;
 
       -- A catalog row names every rider or check that shows it: those go back into the log, to be
@@ -559,6 +563,65 @@ AS $$
       PERFORM kept_counts_rebuild();
     END $$;
 
+-- ── public.kept_rebuild_truncated(emptied text[]) ──
+CREATE OR REPLACE FUNCTION public.kept_rebuild_truncated(emptied text[]) RETURNS boolean LANGUAGE plpgsql
+  SECURITY DEFINER
+  SET search_path = "$user", public
+  SET kept.applying = on
+AS $$
+    DECLARE
+      reads_ text[];
+    BEGIN
+      reads_ := kept_view_reads('kept_rider_docs') || kept_view_reads('kept_rider_held_docs')
+             || kept_view_reads('kept_held_item_docs') || kept_view_reads('kept_company_rider_docs')
+             || kept_view_reads('rider_list_block_counts');
+      IF reads_ && emptied THEN
+        PERFORM riders_recount_items();
+        PERFORM kept_riders_rebuild();
+        PERFORM rider_list_blocks_rebuild();
+        LOCK TABLE kept_held_items, kept_company_riders IN EXCLUSIVE MODE;
+        DELETE FROM kept_held_items;
+        INSERT INTO kept_held_items SELECT * FROM kept_held_item_docs;
+        DELETE FROM kept_company_riders;
+        INSERT INTO kept_company_riders SELECT * FROM kept_company_rider_docs;
+        emptied := emptied || '{kept_riders,kept_rider_held,kept_held_items,kept_company_riders,rider_list_blocks}';
+      END IF;
+      IF kept_view_reads('rider_list_entry_docs') && emptied THEN
+        PERFORM rider_list_entries_rebuild();
+        emptied := emptied || '{rider_list_entries}';
+      END IF;
+      IF kept_view_reads('patrol_check_questioner_docs') && emptied THEN
+        PERFORM patrol_check_questioners_rebuild();
+        emptied := emptied || '{patrol_check_questioners}';
+      END IF;
+      IF kept_view_reads('kept_check_gap_docs') && emptied THEN
+        LOCK TABLE kept_check_gaps IN EXCLUSIVE MODE;
+        DELETE FROM kept_check_gaps;
+        INSERT INTO kept_check_gaps SELECT * FROM kept_check_gap_docs;
+        emptied := emptied || '{kept_check_gaps}';
+      END IF;
+      IF kept_view_reads('kept_assignment_day_docs') && emptied THEN
+        LOCK TABLE kept_assignment_days IN EXCLUSIVE MODE;
+        DELETE FROM kept_assignment_days;
+        INSERT INTO kept_assignment_days SELECT * FROM kept_assignment_day_docs;
+        emptied := emptied || '{kept_assignment_days}';
+      END IF;
+      IF (kept_view_reads('kept_rule_rider_docs') || kept_view_reads('kept_rule_day_docs')) && emptied THEN
+        PERFORM kept_rules_rebuild();
+        emptied := emptied || '{kept_rule_riders,kept_rule_days}';
+      END IF;
+      IF (kept_view_reads('kept_rider_name_gram_docs') || kept_view_reads('kept_rider_name_gram_count_docs')) && emptied THEN
+        PERFORM kept_rider_name_grams_rebuild();
+        emptied := emptied || '{kept_rider_name_grams,kept_rider_name_gram_counts}';
+      END IF;
+      IF (kept_view_reads('kept_check_quarter_docs') || kept_view_reads('kept_exchange_quarter_docs')
+          || kept_view_reads('kept_exchange_day_docs')) && emptied THEN
+        PERFORM kept_counts_rebuild();
+        RETURN true;
+      END IF;
+      RETURN false;
+    END $$;
+
 -- ── public.kept_rider_name_grams_rebuild() ──
 CREATE OR REPLACE FUNCTION public.kept_rider_name_grams_rebuild()
  RETURNS void
@@ -699,6 +762,21 @@ CREATE OR REPLACE FUNCTION public.kept_utc_day(t timestamp with time zone)
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
 RETURN ((t AT TIME ZONE 'UTC'::text))::date;
+
+-- ── public.kept_view_reads(view regclass) ──
+CREATE OR REPLACE FUNCTION public.kept_view_reads(view regclass) RETURNS text[] LANGUAGE sql
+  SET search_path = "$user", public
+AS $$
+      WITH RECURSIVE read(rel) AS (
+        SELECT view::oid
+        UNION
+        SELECT d.refobjid FROM read JOIN pg_rewrite w ON w.ev_class = read.rel
+          JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid
+                          AND d.refclassid = 'pg_class'::regclass AND d.refobjid <> read.rel
+      )
+      SELECT coalesce(array_agg(c.relname::text ORDER BY c.relname), '{}')
+        FROM read JOIN pg_class c ON c.oid = read.rel WHERE c.relkind IN ('r', 'p');
+    $$;
 
 -- ── public.list_keys_rebuild() ──
 CREATE OR REPLACE FUNCTION public.list_keys_rebuild() RETURNS void LANGUAGE sql
@@ -994,6 +1072,6 @@ CREATE OR REPLACE FUNCTION public.truncate_log_kept_changes() RETURNS trigger LA
 AS $$
     BEGIN
       IF NOT kept_logging() THEN RETURN NULL; END IF;
-      INSERT INTO kept_changes (kind) VALUES ('T');
+      INSERT INTO kept_changes (kind, tag) VALUES ('T', TG_TABLE_NAME);
       RETURN NULL;
     END $$;

@@ -37,6 +37,7 @@ import * as supervisorNotes from '../../db/migrations/20261130_032_supervisor_no
 import * as attentionGives from '../../db/migrations/20261130_033_attention_gives';
 import * as supervisorPreferences from '../../db/migrations/20261130_034_supervisor_preferences';
 import * as listKeysNotForTheApplier from '../../db/migrations/20261201_035_list_keys_not_for_the_applier';
+import * as truncateRebuildsItsReaders from '../../db/migrations/20261201_036_truncate_rebuilds_its_readers';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -79,6 +80,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261130_033_attention_gives', attentionGives],
   ['20261130_034_supervisor_preferences', supervisorPreferences],
   ['20261201_035_list_keys_not_for_the_applier', listKeysNotForTheApplier],
+  ['20261201_036_truncate_rebuilds_its_readers', truncateRebuildsItsReaders],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */
