@@ -495,6 +495,24 @@ CREATE OR REPLACE FUNCTION public.kept_days(from_day date, until_day date)
  IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN ((until_day IS NULL) OR (from_day < until_day)) THEN daterange(from_day, until_day) ELSE NULL::daterange END;
 
+-- ── public.kept_emptied(kept regclass, docs regclass) ──
+CREATE OR REPLACE FUNCTION public.kept_emptied(kept regclass, docs regclass) RETURNS boolean LANGUAGE plpgsql
+  SECURITY DEFINER
+  SET search_path = "$user", public
+AS $$
+    DECLARE
+      found boolean;
+    BEGIN
+      EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s)', docs) INTO found;
+      IF found THEN RETURN false; END IF;
+      BEGIN
+        EXECUTE format('TRUNCATE %s', kept);
+      EXCEPTION WHEN lock_not_available THEN
+        EXECUTE format('DELETE FROM %s', kept);
+      END;
+      RETURN true;
+    END $$;
+
 -- ── public.kept_freshness(OUT pending bigint, OUT oldest timestamp with time zone) ──
 CREATE OR REPLACE FUNCTION public.kept_freshness(OUT pending bigint, OUT oldest timestamp with time zone) RETURNS record LANGUAGE sql
   SECURITY DEFINER
@@ -587,23 +605,29 @@ AS $$
         emptied := emptied || '{kept_riders,kept_rider_held,kept_held_items,kept_company_riders,rider_list_blocks}';
       END IF;
       IF kept_view_reads('rider_list_entry_docs') && emptied THEN
-        PERFORM rider_list_entries_rebuild();
+        IF NOT kept_emptied('rider_list_entries', 'rider_list_entry_docs') THEN PERFORM rider_list_entries_rebuild(); END IF;
         emptied := emptied || '{rider_list_entries}';
       END IF;
       IF kept_view_reads('patrol_check_questioner_docs') && emptied THEN
-        PERFORM patrol_check_questioners_rebuild();
+        IF NOT kept_emptied('patrol_check_questioners', 'patrol_check_questioner_docs') THEN
+          PERFORM patrol_check_questioners_rebuild();
+        END IF;
         emptied := emptied || '{patrol_check_questioners}';
       END IF;
       IF kept_view_reads('kept_check_gap_docs') && emptied THEN
-        LOCK TABLE kept_check_gaps IN EXCLUSIVE MODE;
-        DELETE FROM kept_check_gaps;
-        INSERT INTO kept_check_gaps SELECT * FROM kept_check_gap_docs;
+        IF NOT kept_emptied('kept_check_gaps', 'kept_check_gap_docs') THEN
+          LOCK TABLE kept_check_gaps IN EXCLUSIVE MODE;
+          DELETE FROM kept_check_gaps;
+          INSERT INTO kept_check_gaps SELECT * FROM kept_check_gap_docs;
+        END IF;
         emptied := emptied || '{kept_check_gaps}';
       END IF;
       IF kept_view_reads('kept_assignment_day_docs') && emptied THEN
-        LOCK TABLE kept_assignment_days IN EXCLUSIVE MODE;
-        DELETE FROM kept_assignment_days;
-        INSERT INTO kept_assignment_days SELECT * FROM kept_assignment_day_docs;
+        IF NOT kept_emptied('kept_assignment_days', 'kept_assignment_day_docs') THEN
+          LOCK TABLE kept_assignment_days IN EXCLUSIVE MODE;
+          DELETE FROM kept_assignment_days;
+          INSERT INTO kept_assignment_days SELECT * FROM kept_assignment_day_docs;
+        END IF;
         emptied := emptied || '{kept_assignment_days}';
       END IF;
       IF (kept_view_reads('kept_rule_rider_docs') || kept_view_reads('kept_rule_day_docs')) && emptied THEN
