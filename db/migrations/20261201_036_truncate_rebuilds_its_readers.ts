@@ -49,6 +49,16 @@ export const FUNCTIONS = `
       RETURN true;
     END $$;
 
+    -- Writes kept table \`kept\` afresh from its definition \`docs\` (same columns, in order).
+    CREATE OR REPLACE FUNCTION kept_refill(kept regclass, docs regclass) RETURNS void LANGUAGE plpgsql
+      SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    BEGIN
+      IF kept_emptied(kept, docs) THEN RETURN; END IF;
+      EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', kept);
+      EXECUTE format('DELETE FROM %s', kept);
+      EXECUTE format('INSERT INTO %s SELECT * FROM %s', kept, docs);
+    END $$;
+
     -- Writes afresh the kept tables whose definitions read one of these tables, emptied by a TRUNCATE, or
     -- a kept table written afresh before them; true when that includes the counts per quarter (whose
     -- deltas waiting in the log it then holds).
@@ -64,11 +74,8 @@ export const FUNCTIONS = `
         PERFORM riders_recount_items();
         PERFORM kept_riders_rebuild();
         PERFORM rider_list_blocks_rebuild();
-        LOCK TABLE kept_held_items, kept_company_riders IN EXCLUSIVE MODE;
-        DELETE FROM kept_held_items;
-        INSERT INTO kept_held_items SELECT * FROM kept_held_item_docs;
-        DELETE FROM kept_company_riders;
-        INSERT INTO kept_company_riders SELECT * FROM kept_company_rider_docs;
+        PERFORM kept_refill('kept_held_items', 'kept_held_item_docs');
+        PERFORM kept_refill('kept_company_riders', 'kept_company_rider_docs');
         emptied := emptied || '{kept_riders,kept_rider_held,kept_held_items,kept_company_riders,rider_list_blocks}';
       END IF;
       IF kept_view_reads('rider_list_entry_docs') && emptied THEN
@@ -82,19 +89,11 @@ export const FUNCTIONS = `
         emptied := emptied || '{patrol_check_questioners}';
       END IF;
       IF kept_view_reads('kept_check_gap_docs') && emptied THEN
-        IF NOT kept_emptied('kept_check_gaps', 'kept_check_gap_docs') THEN
-          LOCK TABLE kept_check_gaps IN EXCLUSIVE MODE;
-          DELETE FROM kept_check_gaps;
-          INSERT INTO kept_check_gaps SELECT * FROM kept_check_gap_docs;
-        END IF;
+        PERFORM kept_refill('kept_check_gaps', 'kept_check_gap_docs');
         emptied := emptied || '{kept_check_gaps}';
       END IF;
       IF kept_view_reads('kept_assignment_day_docs') && emptied THEN
-        IF NOT kept_emptied('kept_assignment_days', 'kept_assignment_day_docs') THEN
-          LOCK TABLE kept_assignment_days IN EXCLUSIVE MODE;
-          DELETE FROM kept_assignment_days;
-          INSERT INTO kept_assignment_days SELECT * FROM kept_assignment_day_docs;
-        END IF;
+        PERFORM kept_refill('kept_assignment_days', 'kept_assignment_day_docs');
         emptied := emptied || '{kept_assignment_days}';
       END IF;
       IF (kept_view_reads('kept_rule_rider_docs') || kept_view_reads('kept_rule_day_docs')) && emptied THEN
