@@ -30,7 +30,7 @@ const FULL = `INSERT INTO kept_changes (kind) VALUES ('T')`;
 
 interface Timed {
   statement: string;
-  /** The kept tables the batch inserted or deleted rows of. */
+  /** The kept tables the statement and its batch emptied, or inserted or deleted rows of. */
   written: string[];
   seconds: number;
 }
