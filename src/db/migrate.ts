@@ -38,6 +38,7 @@ import * as attentionGives from '../../db/migrations/20261130_033_attention_give
 import * as supervisorPreferences from '../../db/migrations/20261130_034_supervisor_preferences';
 import * as listKeysNotForTheApplier from '../../db/migrations/20261201_035_list_keys_not_for_the_applier';
 import * as truncateRebuildsItsReaders from '../../db/migrations/20261201_036_truncate_rebuilds_its_readers';
+import * as applierReadsByIndex from '../../db/migrations/20261202_037_applier_reads_by_index';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -81,6 +82,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261130_034_supervisor_preferences', supervisorPreferences],
   ['20261201_035_list_keys_not_for_the_applier', listKeysNotForTheApplier],
   ['20261201_036_truncate_rebuilds_its_readers', truncateRebuildsItsReaders],
+  ['20261202_037_applier_reads_by_index', applierReadsByIndex],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */
