@@ -4,7 +4,8 @@
 // long, one batch after another: at once (4,000 rows while nobody logs, 1,000 otherwise, fewer when a
 // batch would last more than 3 s), unless the writers log faster than it could apply them; then with a
 // pause nine times as long as the batch, 27 s at most (it yields to the writers, and catches up when
-// they are done). Every process
+// they are done: it looks once a second, and ends the pause as soon as they log no faster than it
+// applies). Every process
 // that serves runs one, but only one applies: the one whose session holds the applier's lock (a session
 // advisory lock, let go by PostgreSQL when that connection ends). The others only ask for the lock, once a
 // second, and take over when it is free: so a fleet of processes applies in one ordered stream, on one
@@ -52,6 +53,11 @@ const MIN_BATCH = 50;
 /** The log's inflow is measured over at least this long (the writers' statistics reach the server about once a second). */
 const INFLOW_WINDOW_MS = 3000;
 
+/** While it yields to the writers, how often it looks whether they still log faster than it applies. */
+const YIELD_CHECK_MS = 1000;
+/** The log's rows ever inserted, as the server counts them (the writers' pace), without applying anything. */
+const LOGGED = `SELECT pg_stat_get_tuples_inserted('kept_changes'::regclass) AS logged`;
+
 /** After failures in a row (the database away or read-only, kept_apply() missing), tries wait 1 s, 2 s, … up to this. */
 const MAX_BACKOFF_MS = 30000;
 
@@ -67,15 +73,25 @@ const MAX_BACKOFF_MS = 30000;
 export function pace(p: { batch: number; size: number; taken: number; tookMs: number; inflow: number }): {
   size: number;
   pauseMs?: number;
+  /** With a pause: the writers' pace (rows a second) below which it ends early (what the batch applied a second). */
+  resumeBelow?: number;
 } {
   if (p.taken < p.size) return { size: p.batch };
   const tookMs = Math.max(p.tookMs, 1);
   const capacity = (p.size * 1000) / tookMs;
   const wanted = p.inflow < capacity / 10 ? p.batch * QUIET_BATCHES : p.batch;
-  return {
-    size: Math.min(wanted, Math.max(MIN_BATCH, Math.floor((p.size * MAX_BATCH_MS) / tookMs))),
-    pauseMs: p.inflow > capacity ? (Math.min(tookMs, MAX_BATCH_MS) * (1 - BURST_SHARE)) / BURST_SHARE : 0,
-  };
+  const size = Math.min(wanted, Math.max(MIN_BATCH, Math.floor((p.size * MAX_BATCH_MS) / tookMs)));
+  if (p.inflow <= capacity) return { size, pauseMs: 0 };
+  return { size, pauseMs: (Math.min(tookMs, MAX_BATCH_MS) * (1 - BURST_SHARE)) / BURST_SHARE, resumeBelow: capacity };
+}
+
+/**
+ * Whether a pause that yields to the writers is over, `nowMs` into it: its time is up, or the writers
+ * log no faster than the applier applies (they stopped or slowed), so that the backlog of a burst is
+ * applied from its end, not up to 27 s later.
+ */
+export function yieldOver(y: { untilMs: number; resumeBelow: number }, nowMs: number, inflow: number): boolean {
+  return nowMs >= y.untilMs || inflow <= y.resumeBelow;
 }
 
 export interface KeptApplierStatus {
@@ -112,6 +128,8 @@ export class KeptApplier {
   private size: number;
   /** Rows ever appended to the log, as the server counts them, at the last ticks: the writers' pace. */
   private readonly logged: Array<{ at: number; rows: number }> = [];
+  /** The pause pace() asked for, while it lasts: until when, and the writers' pace that ends it early. */
+  private yielding?: { untilMs: number; resumeBelow: number };
   readonly status: KeptApplierStatus = { applied: 0, elsewhere: false };
 
   constructor(
@@ -158,12 +176,20 @@ export class KeptApplier {
   }
 
   private async tick(): Promise<void> {
+    if (this.yielding && !(await this.yieldDone(this.yielding))) {
+      this.schedule(Math.min(YIELD_CHECK_MS, this.yielding.untilMs - performance.now()));
+      return;
+    }
+    this.yielding = undefined;
     const started = performance.now();
     const taken = await this.applyOnce();
     // A full batch: more is waiting, after pace()'s pause.
     const next = pace({ batch: this.batch, size: this.size, taken, tookMs: performance.now() - started, inflow: this.logInflow() });
     this.size = next.size;
-    if (next.pauseMs !== undefined) this.schedule(next.pauseMs);
+    if (next.pauseMs && next.resumeBelow !== undefined) {
+      this.yielding = { untilMs: performance.now() + next.pauseMs, resumeBelow: next.resumeBelow };
+      this.schedule(Math.min(YIELD_CHECK_MS, next.pauseMs));
+    } else if (next.pauseMs !== undefined) this.schedule(next.pauseMs);
     else if (taken < 0) this.schedule(Math.max(this.options.intervalMs, FOLLOWER_MS));
     else if (this.failures > 0) this.schedule(Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (this.failures - 1)));
     else this.schedule(this.options.intervalMs);
@@ -176,15 +202,31 @@ export class KeptApplier {
     return last && since && last.at > since.at ? ((last.rows - since.rows) * 1000) / (last.at - since.at) : 0;
   }
 
+  /** Whether to end the pause now (yieldOver), the writers' pace read again; a failure to read it ends it (the batch then says why). */
+  private async yieldDone(y: { untilMs: number; resumeBelow: number }): Promise<boolean> {
+    try {
+      const { rows } = await this.pool.query<{ logged: string }>(LOGGED);
+      this.sample(Number(rows[0].logged));
+    } catch {
+      return true;
+    }
+    return yieldOver(y, performance.now(), this.logInflow());
+  }
+
+  /** A reading of the log's rows ever inserted; the oldest kept is the newest at least INFLOW_WINDOW_MS old. */
+  private sample(rows: number): void {
+    const now = performance.now();
+    this.logged.push({ at: now, rows });
+    while (this.logged.length > 2 && now - this.logged[1].at >= INFLOW_WINDOW_MS) this.logged.shift();
+  }
+
   /** One batch: how many rows it took; -1 when another process applies; 0 on a failure (logged). */
   private async applyOnce(): Promise<number> {
     try {
       const size = this.size;
       const { rows } = await this.pool.query<{ taken: number; logged: string }>(TICK, [size, LEADER_LOCK]);
       const taken = rows[0].taken;
-      const now = performance.now();
-      this.logged.push({ at: now, rows: Number(rows[0].logged) });
-      while (this.logged.length > 2 && now - this.logged[1].at >= INFLOW_WINDOW_MS) this.logged.shift();
+      this.sample(Number(rows[0].logged));
       this.status.elsewhere = taken < 0;
       this.status.lastError = undefined;
       this.failures = 0;
