@@ -37,7 +37,11 @@ describe('the applier after a batch', () => {
     // Quick again: back to the rule's size.
     expect(pace({ batch, size: 400, taken: 400, tookMs: 100, inflow: 0 })).toEqual({ size: 4000, pauseMs: 0 });
     // Yielding to writers after a long batch pauses nine times 3 s at most, not nine times the batch.
-    expect(pace({ batch, size: 1000, taken: 1000, tookMs: 10_000, inflow: 5000 })).toEqual({ size: 300, pauseMs: 27_000, resumeBelow: 100 });
+    expect(pace({ batch, size: 1000, taken: 1000, tookMs: 10_000, inflow: 5000 })).toEqual({
+      size: 300,
+      pauseMs: 27_000,
+      resumeBelow: 100,
+    });
   });
 
   it('ends a pause for the writers once they log no faster than it applies, not when the pause is up', () => {
@@ -54,4 +58,3 @@ describe('the applier after a batch', () => {
     expect(yieldOver(y, 4500, 10_000)).toBe(true);
   });
 });
-
