@@ -1,5 +1,5 @@
 // Rows for every "Needs attention" rule on a copy of the fixture, and a signed-in supervisor marking
-// them handled: test/attention-handling.test.ts and test/attention-rules.test.ts.
+// them handled: test/attention-handling*.test.ts and test/attention-rules.test.ts.
 import request from 'supertest';
 import type { TestApp } from './app';
 import { csrfToken, hiddenFields, one, textOf } from './html';

@@ -25,6 +25,10 @@ export function testDatabases() {
     attention: `rider_equipment_test_attention_${run}`,
     /** A copy of FIXTURE where supervisors mark rows of "Needs attention" handled (test/attention-handling.test.ts). */
     handling: `rider_equipment_test_handling_${run}`,
+    /** A copy of FIXTURE where supervisors save notes on rows of "Needs attention" (test/attention-handling-notes.test.ts). */
+    handlingNotes: `rider_equipment_test_handling_notes_${run}`,
+    /** A copy of FIXTURE where supervisors handle and give many rows at once (test/attention-handling-batches.test.ts). */
+    handlingBatches: `rider_equipment_test_handling_batches_${run}`,
     /** A copy of FIXTURE for test/check-questioners.test.ts, whose rolled-back writes apply the kept data. */
     questioners: `rider_equipment_test_questioners_${run}`,
     /** A copy of FIXTURE where each rule is handled and undone in turn (test/attention-rules.test.ts). */
@@ -84,6 +88,8 @@ const TEMPLATE_OF: Record<Database, TemplateKind> = {
   fixture: 'fixture',
   attention: 'fixture',
   handling: 'fixture',
+  handlingNotes: 'fixture',
+  handlingBatches: 'fixture',
   rules: 'fixture',
   questioners: 'fixture',
   listKeys: 'fixture',
