@@ -29,7 +29,7 @@ const pages: Array<[string, string]> = [
   ['questionnaire CSV', links.questionnaireCsv({ country_id: '1' })],
   ['search', links.search({ q: 'a' })], // several riders: a single match opens the rider instead
   ['rider lookup', `${links.riderLookup}?q=Sa`],
-  ['admin stylesheet', `${links.assets}/admin.css`],
+  ...links.stylesheets.map((href): [string, string] => ['admin stylesheet', href]),
   ['report stylesheet', `${links.reportAssets}/report.css`],
 ];
 

@@ -1,5 +1,11 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
+import { links } from '../src/html/links';
+import { ADMIN_STYLESHEETS } from '../src/http/admin-stylesheets';
+import { projectRoot } from '../src/paths';
 import { testApp, type TestApp } from './support/app';
+import { parseHtml } from './support/html';
 import { column, htmlPage, rows, text } from './support/admin-pages';
 
 // The admin pages over the hand-written fixture (test/fixtures/fixture.sql): exact rows, edges of
@@ -184,8 +190,22 @@ describe('admin surface', () => {
   it('marks pages as not to be stored, and serves its CSS locally', async () => {
     const res = await request(t.app).get('/admin/checks');
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.text).toContain('<link rel="stylesheet" href="/admin/assets/admin.css">');
-    const css = await request(t.app).get('/admin/assets/admin.css').expect(200);
-    expect(css.headers['content-type']).toMatch(/^text\/css/);
+    // Every stylesheet, in the cascade's order (src/http/admin-stylesheets.ts), and nothing else.
+    const sheets = parseHtml(res.text)
+      .querySelectorAll('link[rel="stylesheet"]')
+      .map((link) => link.getAttribute('href'));
+    expect(sheets).toEqual(links.stylesheets);
+    expect(links.stylesheets[0]).toBe('/admin/assets/css/base.css');
+    for (const href of links.stylesheets) {
+      const css = await request(t.app).get(href).expect(200);
+      expect(css.headers['content-type']).toMatch(/^text\/css/);
+    }
+  });
+
+  it('links every sheet of public/admin/css, each under 400 lines', () => {
+    const dir = path.join(projectRoot, 'public/admin/css');
+    expect(fs.readdirSync(dir).sort()).toEqual([...ADMIN_STYLESHEETS].sort());
+    const long = ADMIN_STYLESHEETS.filter((file) => fs.readFileSync(path.join(dir, file), 'utf8').split('\n').length - 1 > 400);
+    expect(long).toEqual([]);
   });
 });

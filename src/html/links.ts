@@ -1,5 +1,6 @@
 // Every address of the admin pages and the reports that the code links to, written once. Routes are
 // mounted at ADMIN (src/app.ts); a page that moves changes here, and every link and redirect follows.
+import { stylesheetHrefs } from '../http/admin-stylesheets';
 import { href, type Query } from './urls';
 
 export const ADMIN = '/admin';
@@ -50,5 +51,7 @@ export const links = {
   signIn: (query: Query = {}) => href(`${ADMIN}/sign-in`, query),
   signOut: `${ADMIN}/sign-out`,
   assets: `${ADMIN}/assets`,
+  /** The admin pages' stylesheets, in the order a page links them (src/http/admin-stylesheets.ts). */
+  stylesheets: stylesheetHrefs(`${ADMIN}/assets`),
   reportAssets: `${ADMIN}/reports/assets`,
 } as const;

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ADMIN_REQUEST_LINE } from '../runtime/admin-process';
+import { stylesheetHrefs } from './admin-stylesheets';
 
 /** What Node's HTTP parser refuses before any route sees the request, and the answer each gets. */
 function answerFor(code: string | undefined): { status: number; title: string; detail: string } {
@@ -17,10 +18,14 @@ function answerFor(code: string | undefined): { status: number; title: string; d
   return { status: 400, title: 'Bad Request', detail: 'The request is not valid HTTP.' };
 }
 
+const stylesheets = stylesheetHrefs('/admin/assets')
+  .map((href) => `<link rel="stylesheet" href="${href}">`)
+  .join('');
+
 /** The admin's error page, as plain as the parser's answer must be (no template: nothing of the request was read). */
 const errorPage = (status: number, title: string, detail: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-  `<title>${status} ${title} – Rider equipment</title><link rel="stylesheet" href="/admin/assets/admin.css"></head>` +
+  `<title>${status} ${title} – Rider equipment</title>${stylesheets}</head>` +
   `<body><main class="page"><h1>${title}</h1><p>${detail}</p><p><a href="/admin">Back to the overview</a></p></main></body></html>`;
 
 /**

@@ -1,4 +1,4 @@
-// Dark mode in real Chromium (public/admin/admin.css, src/admin/preferences.ts): it follows the device's
+// Dark mode in real Chromium (public/admin/css/base.css, src/admin/preferences.ts): it follows the device's
 // setting, or the supervisor's choice; every page stays clean under axe-core (contrast included) in both,
 // at a desk's and a phone's size; printed, a page is light whatever the screen shows.
 import type { Page } from 'playwright-core';
