@@ -1,11 +1,12 @@
-// npm run -s db:functions: writes db/functions.sql from the database the service would use (DATABASE_URL,
-// or the embedded server), migrated first. See src/db/functions-sql.ts.
+// npm run -s db:functions: writes db/functions/ (one file per function, the triggers' file and the
+// folder's README) from the database the service would use (DATABASE_URL, or the embedded server),
+// migrated first; a file of a function that no longer exists goes. See src/db/functions-sql.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/bootstrap';
-import { FUNCTIONS_FILE, functionsSql } from '../db/functions-sql';
+import { FUNCTIONS_DIR, functionsSql } from '../db/functions-sql';
 import { migrateDatabase } from '../db/migrate';
 import { projectRoot } from '../paths';
 import { runCommand } from './run';
@@ -18,9 +19,12 @@ async function main(): Promise<void> {
     const client = new pg.Client(database.url);
     await client.connect();
     try {
-      const { text, functions } = await functionsSql(client);
-      fs.writeFileSync(path.join(projectRoot, FUNCTIONS_FILE), text);
-      log(`${FUNCTIONS_FILE}: ${functions.length} functions written`);
+      const { files, functions } = await functionsSql(client);
+      const dir = path.join(projectRoot, FUNCTIONS_DIR);
+      fs.mkdirSync(dir, { recursive: true });
+      for (const old of fs.readdirSync(dir)) if (!files.has(old)) fs.rmSync(path.join(dir, old));
+      for (const [file, text] of files) fs.writeFileSync(path.join(dir, file), text);
+      log(`${FUNCTIONS_DIR}: ${functions.length} functions in ${files.size} files written`);
     } finally {
       await client.end();
     }

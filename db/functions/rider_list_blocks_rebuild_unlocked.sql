@@ -1,0 +1,12 @@
+-- The function public.rider_list_blocks_rebuild_unlocked, as the migrations leave it now.
+-- Generated from a migrated database by `npm run -s db:functions`: read it, do not edit it (a change is
+-- a new migration; a test fails until this file is written again).
+
+-- ── public.rider_list_blocks_rebuild_unlocked() ──
+CREATE OR REPLACE FUNCTION public.rider_list_blocks_rebuild_unlocked() RETURNS void LANGUAGE sql
+  SECURITY DEFINER
+  SET search_path = "$user", public
+AS $$
+      DELETE FROM rider_list_blocks;
+      INSERT INTO rider_list_blocks SELECT * FROM rider_list_block_counts;
+    $$;
