@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { KeptApplier, keptFreshness, projectRoot } from '../src/bench-entry';
 import { median, percentile } from './stats';
-import { recordInto, toolHeader } from './record';
+import { recordInto, toolHeader, WRITERS_RUNS } from './record';
 import { cleanupStatements } from './kept-writes-sql';
 import { commandOf, requireLoopback } from './kept-writes';
 import { differences, KEPT } from './kept-compare';
@@ -342,8 +342,8 @@ async function main(): Promise<void> {
     await db.query('DROP TABLE kept_keepup_riders');
     if (o.record) {
       const header = toolHeader(commandOf(process.argv.slice(2), 'kept-keepup'), riders, version);
-      const { written } = recordInto(path.join(projectRoot, 'docs', 'WRITERS.md'), sections, riders, header);
-      log(`--record: docs/WRITERS.md regions written: ${written.join(', ') || 'none'}`);
+      const { written } = recordInto(path.join(projectRoot, WRITERS_RUNS), sections, riders, header);
+      log(`--record: ${WRITERS_RUNS} regions written: ${written.join(', ') || 'none'}`);
     }
   } finally {
     await db.end();

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { projectRoot } from '../src/bench-entry';
-import { recordInto, toolHeader } from './record';
+import { recordInto, toolHeader, WRITERS_RUNS } from './record';
 import { commandOf, requireLoopback } from './kept-writes';
 
 const log = (message: string) => console.error(message);
@@ -96,8 +96,8 @@ async function main(): Promise<void> {
     if (values.record) {
       const header = toolHeader(commandOf(process.argv.slice(2), 'kept-truncate'), riders, version);
       const sections = [{ key: 'kept-truncate', title: 'A TRUNCATE, and the batch that takes it (rolled back)', body }];
-      const { written } = recordInto(path.join(projectRoot, 'docs', 'WRITERS.md'), sections, riders, header);
-      log(`--record: docs/WRITERS.md regions written: ${written.join(', ') || 'none (add <!-- bench:kept-truncate@N --> first)'}`);
+      const { written } = recordInto(path.join(projectRoot, WRITERS_RUNS), sections, riders, header);
+      log(`--record: ${WRITERS_RUNS} regions written: ${written.join(', ') || 'none (add <!-- bench:kept-truncate@N --> first)'}`);
     }
   } finally {
     await db.end();

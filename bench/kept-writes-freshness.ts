@@ -80,7 +80,7 @@ export async function runFreshness(o: Options, fleet: Fleet): Promise<Freshness>
   };
 }
 
-/** `--record`: the freshness phase as its region of docs/WRITERS.md shows it. */
+/** `--record`: the freshness phase as its region of docs/runs/WRITERS-BENCHMARKS.md shows it. */
 export function freshnessTable(f: Freshness): string {
   return [
     '| writes | median ms | p90 ms | max ms |',
@@ -98,7 +98,7 @@ export interface ApplierCost {
   ms: number[];
 }
 
-/** `--record`: the applier's cost as its region of docs/WRITERS.md shows it (median, and rows a second). */
+/** `--record`: the applier's cost as its region of docs/runs/WRITERS-BENCHMARKS.md shows it (median, and rows a second). */
 export function applierTable(a: ApplierCost): string {
   const ms = median(a.ms);
   return [

@@ -17,7 +17,7 @@ export interface Options {
   json?: string;
   /** Run kept_apply() beside the writers with the triggers on, as the service does (--no-apply: not). */
   apply: boolean;
-  /** Write the phases' tables into their regions of docs/WRITERS.md (bench/record.ts). */
+  /** Write the phases' tables into their regions of docs/runs/WRITERS-BENCHMARKS.md (bench/record.ts). */
   record: boolean;
 }
 

@@ -26,7 +26,7 @@
 // This file runs the phases asked for and prints and records their reports; their code is in bench/kept-writes-*.ts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { recordInto, toolHeader } from './record';
+import { recordInto, toolHeader, WRITERS_RUNS } from './record';
 import { projectRoot } from '../src/bench-entry';
 import * as sql from './kept-writes-sql';
 import { APPLY_PAUSE_MS, log, out, parseOptions, redacted, requireLoopback, type Phase } from './kept-writes-options';
@@ -187,7 +187,7 @@ function concurrentSummary(report: string): string {
   return [rates, '', ...lines].join('\n');
 }
 
-/** The region of docs/WRITERS.md a phase's table goes to: `writers-<phase>`, `writers-concurrent-no-apply` for the writers without the applier. */
+/** The region of docs/runs/WRITERS-BENCHMARKS.md a phase's table goes to: `writers-<phase>`, `writers-concurrent-no-apply` for the writers without the applier. */
 export const regionOf = (phase: Phase, apply: boolean) => `writers-${phase}${apply || phase !== 'concurrent' ? '' : '-no-apply'}`;
 
 /** The command as the recorded header names it: the database's URL and the JSON file's path left out. */
@@ -204,16 +204,16 @@ export function commandOf(argv: readonly string[], tool = 'kept-writes'): string
 }
 
 /**
- * `--record`: one phase's table into its region `writers-<phase>@<riders>` of docs/WRITERS.md
+ * `--record`: one phase's table into its region `writers-<phase>@<riders>` of docs/runs/WRITERS-BENCHMARKS.md
  * (bench/record.ts), under a line naming the run. The concurrent writers without the applier
  * (--no-apply) have a region of their own, `writers-concurrent-no-apply`.
  */
 function recordPhase(phase: Phase, title: string, body: string, riders: number, version: string, apply = true): void {
   const key = regionOf(phase, apply);
   const header = toolHeader(commandOf(process.argv.slice(2)), riders, version);
-  const file = path.join(projectRoot, 'docs', 'WRITERS.md');
+  const file = path.join(projectRoot, WRITERS_RUNS);
   const { written, missing } = recordInto(file, [{ key, title, body }], riders, header);
-  log(`--record: docs/WRITERS.md ${written.length ? `region written: ${written.join(', ')}` : `has no region ${missing.join(', ')}`}`);
+  log(`--record: ${WRITERS_RUNS} ${written.length ? `region written: ${written.join(', ')}` : `has no region ${missing.join(', ')}`}`);
 }
 
 if (require.main === module)

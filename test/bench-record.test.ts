@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_DOCS, BENCH_DOCS_DIR, recordInDocs, recordSections, toolHeader } from '../bench/record';
+import { BENCH_DOCS, BENCH_DOCS_DIR, recordInDocs, recordSections, toolHeader, WRITERS_RUNS } from '../bench/record';
 import { applierTable, commandOf, freshnessTable, regionOf } from '../bench/kept-writes';
 
 // `npm run bench -- --record`: each table into its own region of docs/runs/BENCHMARKS.md, per dataset size,
@@ -90,6 +90,30 @@ describe('bench --record into the docs', () => {
         );
         expect({ region: `${key}@${riders}`, docs: holding.length }).toEqual({ region: `${key}@${riders}`, docs: 1 });
       }
+  });
+});
+
+describe('the writers’ recorded runs', () => {
+  it('hold a region at both sizes for every table the writers’ tools record, apart from the manual', () => {
+    const runs = fs.readFileSync(path.join(__dirname, '..', WRITERS_RUNS), 'utf8');
+    const manual = fs.readFileSync(path.join(__dirname, '..', 'docs', 'WRITERS.md'), 'utf8');
+    for (const key of [
+      'writers-keepup-full',
+      'writers-keepup-steady',
+      'writers-keepup-kinds',
+      'kept-truncate',
+      'writers-single',
+      'writers-bulk',
+    ])
+      for (const riders of [100000, 1000000]) {
+        const region = `${key}@${riders}`;
+        expect({ region, runs: runs.includes(`<!-- bench:${region} -->`) && runs.includes(`<!-- /bench:${region} -->`) }).toEqual({
+          region,
+          runs: true,
+        });
+      }
+    expect(manual).not.toContain('<!-- bench:');
+    expect(manual).toContain('runs/WRITERS-BENCHMARKS.md');
   });
 });
 
