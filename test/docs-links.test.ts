@@ -81,8 +81,49 @@ describe('relative links in the README and docs/', () => {
       ([, text, href]) => path.basename(href) !== text,
     );
     expect(misnamed.map(([link]) => link)).toEqual([]);
+    // A link to a heading (`#…`, on this page or another) leads to a heading that is there.
+    const lost = [...prose.matchAll(/\]\(([^)\s]*#[^)\s]+)\)/g)]
+      .map((m) => m[1])
+      .filter((href) => !/^(https?:|mailto:)/.test(href))
+      .filter((href) => {
+        const [target, anchor] = href.split('#');
+        const page = target ? path.join(path.dirname(file), decodeURI(target)) : file;
+        return page.endsWith('.md') && !anchors(page).has(decodeURIComponent(anchor));
+      });
+    expect(lost).toEqual([]);
+  });
+
+  it('would notice a link to a heading that is not there', () => {
+    expect(anchors('docs/KEPT-DATA.md').has('kept-list-data-and-the-time-zone')).toBe(true);
+    expect(anchors('docs/OPERATIONS.md').has('kept-list-data-and-the-time-zone')).toBe(false);
+    expect(slug('What a writer pays: the "Needs attention" rules (v2)')).toBe('what-a-writer-pays-the-needs-attention-rules-v2');
   });
 });
+
+/** A heading's anchor as GitHub writes it: lower case, punctuation dropped, spaces as hyphens. */
+function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** The anchors of a page (relative to the root): its headings' (the second of a name gets -1), and its ids. */
+function anchors(file: string): Set<string> {
+  const text = read(file).replace(/```[\s\S]*?```/g, '');
+  const seen = new Map<string, number>();
+  const found = new Set<string>();
+  for (const [, heading] of text.matchAll(/^#{1,6} +(.+?) *#* *$/gm)) {
+    const base = slug(heading);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    found.add(n === 0 ? base : `${base}-${n}`);
+  }
+  for (const [, id] of text.matchAll(/<a (?:id|name)="([^"]+)"/g)) found.add(id);
+  return found;
+}
 
 describe('docs/ stays readable', () => {
   const docs = docFiles();
