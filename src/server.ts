@@ -52,7 +52,7 @@ function printBanner(config: Config, database: Database, port: number, demo: Dem
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   log(`Rider equipment service listening on ${base}${config.webConcurrency > 1 ? ` (${config.webConcurrency} worker processes)` : ''}`);
   log(`  Admin:    ${base}/admin`);
-  log(`  API:      ${base}/v2/<operation>   (the seven operations and their use: ${base}/docs)`);
+  log(`  API:      ${base}/v2/<operation>   (every operation and its use: ${base}/docs)`);
   if (database.embedded) {
     const { port: dbPort, dataDir, binDir } = database.embedded;
     log(`  Database: embedded PostgreSQL on 127.0.0.1:${dbPort}, primary (data in ${dataDir})`);

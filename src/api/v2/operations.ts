@@ -1,4 +1,4 @@
-// The seven operations of the API, one object each: its path, what the reference says of it, the
+// The operations of the API, one object each: its path, what the reference says of it, the
 // parameters it accepts, the builder of its wire rows and their shape, and whether the answer
 // streams. The router serves these, the OpenAPI document describes them, the tests and the bench
 // walk them. Adding an operation: a query module, a shape in src/wire/shapes.ts, an entry here.
