@@ -72,7 +72,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '6309b642cc9c61ffa3e1d6983a2e339e2521074920f542cbd692b30845efccc3',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': '7cfa53b2e5bb91486298916321f07fc0461679dcb04e82d3d6ff64eb90bff14c',
-      sequences: '01a9ee5cd725a6c8df4933b32bab621fcb0d7d66671e9c6dc028727fefc1c68c',
+      sequences: '45e42c02da04cbed493c5e41dbf3d1c2afa6f66514ae5987d51f5830b4e4e055',
     });
   });
 
@@ -126,7 +126,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': '34101622d4bd75edec39b8548f03d27bd335601e77dcd62700017910c02572ec',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'bde2dfb457a2d60eedc5bdd8c153f03f6dad592890332d78efd9cfe354e5e2b7',
-      sequences: '01a9ee5cd725a6c8df4933b32bab621fcb0d7d66671e9c6dc028727fefc1c68c',
+      sequences: '45e42c02da04cbed493c5e41dbf3d1c2afa6f66514ae5987d51f5830b4e4e055',
     });
   });
 
@@ -180,7 +180,7 @@ describe('the demo seed writes exactly the recorded data', () => {
       'public.rider_list_entries': 'd6ffe318a9639c1f305f53b5cb24901eed8867a7d73e45443d974c03289760f2',
       'public.rider_list_zone': '9dfa6e007602b1b0b298347147f3132539abb399e73dd82b7cc31906a3443be5',
       'public.riders': 'a93ac7c637dc08a7eaea68a9590225990ece5fd4924dca6a59db847aa6e46702',
-      sequences: '01a9ee5cd725a6c8df4933b32bab621fcb0d7d66671e9c6dc028727fefc1c68c',
+      sequences: '45e42c02da04cbed493c5e41dbf3d1c2afa6f66514ae5987d51f5830b4e4e055',
     });
   });
 });

@@ -16,7 +16,6 @@ AS $$
       taken integer;
       truncated text[];
       deltas kept_changes[];
-      horizon xid8;
       settled bigint[];
       riders_ bigint[]; held bigint[]; checked bigint[]; moved_items bigint[]; answered bigint[]; entries bigint[]; renamed bigint[];
       products_ bigint[]; variations bigint[]; companies_ bigint[]; countries_ bigint[]; questions_ bigint[];
@@ -60,7 +59,12 @@ AS $$
         INTO taken, truncated, deltas, riders_, held, checked, moved_items, answered, entries, renamed,
              products_, variations, companies_, countries_, questions_
         FROM taken t;
-      IF taken = 0 THEN RETURN 0; END IF;
+      IF taken = 0 THEN
+        -- The log is empty: a few moved riders settle while nobody writes.
+        settled := kept_moved_riders_settle(20, '{}');
+        IF cardinality(settled) > 0 THEN PERFORM kept_apply_list_keys(settled, settled, '{}'); END IF;
+        RETURN 0;
+      END IF;
       -- A source table truncated: what reads it is written afresh (a TRUNCATE logged before migration 036
       -- names no table: everything); what it counted is then in the rebuilt counts, not in these deltas.
       IF '*' = ANY (truncated) THEN
@@ -100,15 +104,9 @@ AS $$
       INSERT INTO kept_moved_riders AS k (rider_id, until)
         SELECT DISTINCT unnest(riders_), pg_current_xact_id()
         ON CONFLICT (rider_id) DO UPDATE SET until = EXCLUDED.until;
-      settled := '{}';
-      IF EXISTS (SELECT 1 FROM kept_moved_riders WHERE rider_id <> ALL (riders_)) THEN
-        horizon := kept_oldest_writer();
-        WITH settling AS (
-          DELETE FROM kept_moved_riders WHERE rider_id IN (
-            SELECT rider_id FROM kept_moved_riders WHERE until < horizon LIMIT 1000)
-          RETURNING rider_id)
-        SELECT coalesce(array_agg(rider_id), '{}') INTO settled FROM settling;
-      END IF;
+      -- Settled, at most twice as many riders as this batch moved: a burst of moves is settled over the
+      -- batches after it, at the pace moves come, and never makes a small batch pay for a thousand.
+      settled := kept_moved_riders_settle(2 * cardinality(riders_) + 1, riders_);
       PERFORM kept_apply_list_keys(
         ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (held)) || settled,
         ARRAY(SELECT rider_id FROM kept_moved_riders WHERE rider_id = ANY (checked)) || settled,

@@ -39,6 +39,7 @@ import * as supervisorPreferences from '../../db/migrations/20261130_034_supervi
 import * as listKeysNotForTheApplier from '../../db/migrations/20261201_035_list_keys_not_for_the_applier';
 import * as truncateRebuildsItsReaders from '../../db/migrations/20261201_036_truncate_rebuilds_its_readers';
 import * as applierReadsByIndex from '../../db/migrations/20261202_037_applier_reads_by_index';
+import * as movedRidersSettlePaced from '../../db/migrations/20261203_038_moved_riders_settle_paced';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -83,6 +84,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261201_035_list_keys_not_for_the_applier', listKeysNotForTheApplier],
   ['20261201_036_truncate_rebuilds_its_readers', truncateRebuildsItsReaders],
   ['20261202_037_applier_reads_by_index', applierReadsByIndex],
+  ['20261203_038_moved_riders_settle_paced', movedRidersSettlePaced],
 ];
 
 /** The migrations' names, in the order they run (test/migrations-listed.test.ts holds them to db/migrations/). */
