@@ -1,7 +1,7 @@
 // The embedded server's processes run with glibc's malloc kept from giving every large value's memory
 // back (src/runtime/malloc.ts, SERVER_MALLOC): read from the environment of the postmaster that forks the
 // backends (a backend writes its process title over its own). Only with the
-// embedded default: a server given by DATABASE_URL is started by its operator (docs/OPERATIONS.md).
+// embedded default: a server given by DATABASE_URL is started by its operator (docs/MEMORY.md).
 import fs from 'node:fs';
 import { testApp, type TestApp } from './support/app';
 

@@ -16,7 +16,7 @@ export const YOUNG_GC_EVERY_BYTES = 8 * 1024 * 1024;
  * PostgreSQL is a new Buffer whose memory is freed only when V8 collects its small wrapper; a stream
  * makes little other garbage, so without a nudge those buffers pile up between collections, tens of
  * MB for a full stream. A minor collection every 8 MB keeps that pile small, for little CPU (figures in
- * docs/OPERATIONS.md, "Memory of the Node.js process").
+ * docs/MEMORY.md, "Memory of the Node.js process").
  */
 const collectYoung = () => (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc?.({ type: 'minor' });
 
