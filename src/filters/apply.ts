@@ -46,3 +46,20 @@ export function applyFilters<P extends Params>(
   }
   return builder;
 }
+
+/**
+ * A list's filters over the API's: `own` added to `params`, and a builder that applies them over
+ * `filtered` (which applies the API's). The list's own filters are named once, in `own`.
+ */
+export function withOwnFilters<const P extends Params, const O extends Params, V>(
+  params: P,
+  own: O,
+  filtered: (values: V) => Knex.QueryBuilder,
+) {
+  const all: P & O = { ...params, ...own };
+  const names = Object.keys(own) as Array<keyof (P & O) & string>;
+  return {
+    params: all,
+    filtered: (values: V & ParamValues<P & O>) => applyFilters(filtered(values), all, values, names),
+  };
+}

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { sql } from '../db/knex';
-import { applyFilters } from '../filters/apply';
+import { applyFilters, withOwnFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, type ParamValues } from '../filters/define';
 import { assignType, company, dayRange, riderId } from '../filters/common';
@@ -80,31 +80,30 @@ export function wireByRider(values: Filters) {
 // Admin pages: the API's filters plus "held now or returned", the list columns, a sort allow-list,
 // and the home page's figures on equipment still held.
 
-export const adminParams = defineParams({
-  ...params,
-  active: {
-    type: 'boolean',
-    column: 'a.deleted_at',
-    op: 'isNull',
-    label: 'Held now',
-    description: '1: only assignments still held; 0: only returned ones.',
-    form: {
-      choices: [
-        { value: '1', label: 'Held now' },
-        { value: '0', label: 'Returned' },
-      ],
+export const { params: adminParams, filtered: adminFiltered } = withOwnFilters(
+  params,
+  {
+    active: {
+      type: 'boolean',
+      column: 'a.deleted_at',
+      op: 'isNull',
+      label: 'Held now',
+      description: '1: only assignments still held; 0: only returned ones.',
+      form: {
+        choices: [
+          { value: '1', label: 'Held now' },
+          { value: '0', label: 'Returned' },
+        ],
+      },
     },
   },
-});
+  filtered,
+);
 
 export type AdminFilters = ParamValues<typeof adminParams> & Scope;
 
-export function adminFiltered(values: AdminFilters) {
-  return applyFilters(filtered(values), adminParams, values, ['active']);
-}
-
 /** The list's rows for paging and counting: the same filters over the assignments alone (the 3PL kept on each). */
-export function adminKeys(values: AdminFilters) {
+function adminKeys(values: AdminFilters) {
   return keptKeys('assignments as a', adminParams, values, 'a.company_id');
 }
 
@@ -112,7 +111,7 @@ export function adminKeys(values: AdminFilters) {
  * Sorts the list offers, by their URL name; a.id breaks ties. Each is an index's order (rider, 3PL or
  * product, then assign date). Items held now (no return date) come last either way.
  */
-export const adminSorts = {
+const adminSorts = {
   assigned_at: { keys: [timeKey('a.assigned_at')] },
   rider_id: { keys: [bigintKey('a.rider_id'), timeKey('a.assigned_at')] },
   '3pl': byCompany([timeKey('a.assigned_at')], 'a.company_id'),
@@ -124,7 +123,7 @@ export const adminSorts = {
     },
   },
 } satisfies Record<string, ListSort>;
-export const adminTieBreak = 'a.id';
+const adminTieBreak = 'a.id';
 
 /** The list's columns, added to a builder from adminFiltered(). */
 export function adminColumns(builder: Knex.QueryBuilder) {
@@ -204,3 +203,13 @@ export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: str
       .orderBy([{ column: 'a.rider_id' }, { column: 'a.assigned_at' }, { column: 'a.id' }])
   );
 }
+
+/** The admin list's source (src/admin/lists.ts): its filters, the builders that read it, its sorts. */
+export const adminList = {
+  filters: adminParams,
+  filtered: adminFiltered,
+  keys: adminKeys,
+  columns: adminColumns,
+  sorts: adminSorts,
+  tieBreak: adminTieBreak,
+};

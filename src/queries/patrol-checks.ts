@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { sql } from '../db/knex';
-import { applyFilters } from '../filters/apply';
+import { applyFilters, withOwnFilters } from '../filters/apply';
 import { applyScope, type Scope } from '../filters/scope';
 import { defineParams, enumParam, hookParam, type ParamValues } from '../filters/define';
 import { company, dayRange, PASSED_FAILED, riderId } from '../filters/common';
@@ -76,29 +76,25 @@ export const CHECK_RESULTS = [
   { value: 'failed', label: 'Failed' },
 ] as const;
 
-export const adminParams = defineParams({
-  ...params,
-  '3pl': company('c.name', 'checks of riders'),
-  result: hookParam(
-    enumParam(CHECK_RESULTS, {
-      label: 'Result',
-      description: 'passed: the ID, plate and sticker validations all passed; failed: at least one of them failed.',
-    }),
-    (builder, result) => builder.whereRaw(result === 'failed' ? CHECK_FAILED : CHECK_PASSED),
-  ),
-});
-
-/** The admin list's own filters, beside the API's. */
-const ADMIN_ONLY = ['3pl', 'result'] as const;
+export const { params: adminParams, filtered: adminFiltered } = withOwnFilters(
+  params,
+  {
+    '3pl': company('c.name', 'checks of riders'),
+    result: hookParam(
+      enumParam(CHECK_RESULTS, {
+        label: 'Result',
+        description: 'passed: the ID, plate and sticker validations all passed; failed: at least one of them failed.',
+      }),
+      (builder, result) => builder.whereRaw(result === 'failed' ? CHECK_FAILED : CHECK_PASSED),
+    ),
+  },
+  filtered,
+);
 
 export type AdminFilters = ParamValues<typeof adminParams> & Scope;
 
-export function adminFiltered(values: AdminFilters) {
-  return applyFilters(filtered(values), adminParams, values, ADMIN_ONLY);
-}
-
 /** The list's rows for paging and counting: the same filters over the checks alone (the 3PL kept on each). */
-export function adminKeys(values: AdminFilters) {
+function adminKeys(values: AdminFilters) {
   return keptKeys('patrol_checks as pc', adminParams, values, 'pc.company_id');
 }
 
@@ -106,14 +102,14 @@ export function adminKeys(values: AdminFilters) {
  * Sorts the list offers, by their URL name; pc.id breaks ties. Each is an index's order: by 3PL, then
  * date (the 3PL kept on each check, migration 011), as no index orders checks by another table's column.
  */
-export const adminSorts = {
+const adminSorts = {
   checked_at: { keys: [timeKey('pc.checked_at')] },
   id: { keys: [] },
   rider_id: { keys: [bigintKey('pc.rider_id')] },
   '3pl': byCompany([timeKey('pc.checked_at')], 'pc.company_id'),
   tpatroller_id: { keys: [bigintKey('pc.patroller_id')] },
 } satisfies Record<string, ListSort>;
-export const adminTieBreak = 'pc.id';
+const adminTieBreak = 'pc.id';
 
 /** The list's columns, added to a builder from adminFiltered(). */
 export function adminColumns(builder: Knex.QueryBuilder) {
@@ -194,3 +190,13 @@ export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: str
       .orderBy([{ column: 'pc.rider_id' }, { column: 'pc.checked_at' }, { column: 'pc.id' }])
   );
 }
+
+/** The admin list's source (src/admin/lists.ts): its filters, the builders that read it, its sorts. */
+export const adminList = {
+  filters: adminParams,
+  filtered: adminFiltered,
+  keys: adminKeys,
+  columns: adminColumns,
+  sorts: adminSorts,
+  tieBreak: adminTieBreak,
+};

@@ -85,7 +85,7 @@ const KEPT = {
 };
 
 /** The list's rows for paging and counting: the same filters over the exchanges alone. */
-export function adminKeys(values: Filters) {
+function adminKeys(values: Filters) {
   return keptKeys('product_exchanges as e', params, values, 'e.company_id', KEPT);
 }
 
@@ -107,14 +107,14 @@ export function wire(values: Filters) {
 // Admin pages: the list columns, a sort allow-list, and the home page's counts.
 
 /** Sorts the list offers, by their URL name; e.id breaks ties. Each is an index's order. */
-export const adminSorts = {
+const adminSorts = {
   exchanged_at: { keys: [timeKey('e.exchanged_at')] },
   rider_id: { keys: [bigintKey('e.rider_id')] },
   '3pl': byCompany([timeKey('e.exchanged_at')], 'e.company_id'),
   exchange_type: { keys: [textKey('e.exchange_type'), timeKey('e.exchanged_at')] },
   replacement_type: { keys: [textKey('e.replacement_type'), timeKey('e.exchanged_at')] },
 } satisfies Record<string, ListSort>;
-export const adminTieBreak = 'e.id';
+const adminTieBreak = 'e.id';
 
 /** The list's columns, added to a builder from filtered(). */
 export function adminColumns(builder: Knex.QueryBuilder) {
@@ -167,3 +167,13 @@ export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: str
       .orderBy([{ column: 'oa.rider_id' }, { column: 'e.exchanged_at' }, { column: 'e.id' }])
   );
 }
+
+/** The admin list's source (src/admin/lists.ts): its filters, the builders that read it, its sorts. */
+export const adminList = {
+  filters: params,
+  filtered: filtered,
+  keys: adminKeys,
+  columns: adminColumns,
+  sorts: adminSorts,
+  tieBreak: adminTieBreak,
+};

@@ -50,7 +50,7 @@ const joined = () =>
 const KEPT = { 'a.rider_id': 'pr.rider_id', 'a.product_id': 'pr.product_id', 'a.variation_id': 'pr.variation_id' };
 
 /** The list's rows for paging and counting: the same filters over the returns alone. */
-export function adminKeys(values: Filters) {
+function adminKeys(values: Filters) {
   return keptKeys('product_returns as pr', params, values, 'pr.company_id', KEPT);
 }
 
@@ -71,14 +71,14 @@ export function wire(values: Filters) {
 // Admin pages: the list columns and a sort allow-list over filtered().
 
 /** Sorts the list offers, by their URL name; pr.id breaks ties. Each is an index's order. */
-export const adminSorts = {
+const adminSorts = {
   returned_at: { keys: [timeKey('pr.returned_at')] },
   rider_id: { keys: [bigintKey('pr.rider_id')] },
   '3pl': byCompany([timeKey('pr.returned_at')], 'pr.company_id'),
   product: byProduct('pr.product_id', [timeKey('pr.returned_at')]),
   return_condition: { keys: [textKey('pr.condition'), timeKey('pr.returned_at')] },
 } satisfies Record<string, ListSort>;
-export const adminTieBreak = 'pr.id';
+const adminTieBreak = 'pr.id';
 
 /** The list's columns, added to a builder from filtered(). */
 export function adminColumns(builder: Knex.QueryBuilder) {
@@ -111,3 +111,13 @@ export function reportRows(riderIds: readonly string[], scope: Scope, asOf?: str
       .orderBy([{ column: 'a.rider_id' }, { column: 'pr.returned_at' }, { column: 'pr.id' }])
   );
 }
+
+/** The admin list's source (src/admin/lists.ts): its filters, the builders that read it, its sorts. */
+export const adminList = {
+  filters: params,
+  filtered: filtered,
+  keys: adminKeys,
+  columns: adminColumns,
+  sorts: adminSorts,
+  tieBreak: adminTieBreak,
+};

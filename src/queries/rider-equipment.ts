@@ -176,12 +176,12 @@ export function wirePage(values: Filters) {
 export const adminParams = defineParams({ rider_id: params.rider_id, '3pl_name': params['3pl_name'], active: params.active });
 
 /** Sorts the list offers, by their URL name; r.id breaks ties. Each is an index's order. */
-export const adminSorts = {
+const adminSorts = {
   rider_id: { keys: [] },
   rider_name: { keys: [textKey('r.name')] },
   '3pl': byCompany([]),
 } satisfies Record<string, ListSort>;
-export const adminTieBreak = 'r.id';
+const adminTieBreak = 'r.id';
 
 /** The list's columns, added to a builder from filtered(): each rider with the equipment the filters keep. */
 export function adminColumns(builder: Knex.QueryBuilder, values: Filters) {
@@ -329,3 +329,12 @@ export function reportColumns(builder: Knex.QueryBuilder) {
     )
     .orderBy('r.id');
 }
+
+/** The admin list's source (src/admin/lists.ts): its filters, the builders that read it, its sorts. */
+export const adminList = {
+  filters: adminParams,
+  filtered: filtered,
+  columns: adminColumns,
+  sorts: adminSorts,
+  tieBreak: adminTieBreak,
+};
