@@ -3,7 +3,7 @@ import { sql, toNative } from '../src/db/knex';
 import { compilePerShape } from '../src/filters/compiled';
 import { applyFilters } from '../src/filters/apply';
 import { ASSIGN_METHODS, assignType } from '../src/filters/common';
-import { defineParams, hookParam } from '../src/filters/define';
+import { defineParams, hookParam, type ParamDef, type ParamType, type Params } from '../src/filters/define';
 import { queryValidator } from '../src/filters/validate';
 
 // The API compiles each operation's SQL once per shape of its filters and fills in the values after.
@@ -15,40 +15,35 @@ type AnyOperation = {
   build: (v: Values) => ReturnType<typeof sql.select>;
 };
 
-// Query strings per operation, several per shape, with values that differ between calls of a shape.
-const queries: Record<keyof typeof operations, Array<Record<string, string>>> = {
-  '/patrollerchecks': [
-    { rider_id: '101' },
-    { rider_id: '102' },
-    { rider_id: '9007199254740993' },
-    { check_date_from: '2024-05-01', check_date_to: '2024-05-31', is_validation: '0' },
-    { check_date_from: '2024-06-01', check_date_to: '2024-06-30', is_validation: '1' },
-    { tpatroller_id: '7', license_plate: 'false', sticker_validation: 'true' },
-  ],
-  '/questioner': [{ country_id: '1' }, { country_id: '2' }, {}],
-  '/riders': [{ user_id: '101' }, { rider_id: '102' }, { '3pl': 'Swift & Co', assign_type: '1' }, { '3pl': "O'Brien", assign_type: '0' }],
-  '/assign-list': [
-    { rider_id: '5' },
-    { rider_id: '6', assign_type: '1' },
-    { rider_id: '7', assign_type: '0' },
-    { assign_date_from: '2024-01-01', assign_date_to: '2024-01-02', product_id: '3' },
-  ],
-  '/product-exchanges': [{ rider_id: '5' }, { rider_id: '6' }, { exchange_date_from: '2024-01-01' }, { exchange_date_from: '2024-02-01' }],
-  '/product-returns': [{ rider_id: '5' }, { rider_id: '6' }, { return_date_to: '2024-01-01' }, { return_date_to: '2024-03-01' }],
-  '/rider-equipment-list': [
-    { rider_id: '5' },
-    { rider_id: '6' },
-    { page: '2', per_page: '10' },
-    { page: '3', per_page: '10' },
-    { active: '1', '3pl_name': 'Swift & Co' },
-    { active: '0', '3pl_name': 'Other' },
-  ],
+// Query strings per operation, several per shape, with values that differ between calls of a shape:
+// each parameter alone, then all of them together (an alias without the name it stands for), each
+// shape twice with two values of the parameter's type (text with the characters SQL quotes).
+const SAMPLES: Record<ParamType, (def: ParamDef) => [string, string]> = {
+  bigint: () => ['101', '9007199254740993'],
+  text: () => ['Swift & Co', "O'Brien"],
+  date: () => ['2024-01-01', '2024-02-01'],
+  boolean: () => ['0', '1'],
+  enum: (def) => [def.values![0], def.values![1] ?? def.values![0]],
+  integer: (def) => [String(def.min ?? 1), String(Math.min((def.min ?? 1) + 1, def.max ?? Infinity))],
 };
+function queriesOf(params: Params): Array<Record<string, string>> {
+  const entries = Object.entries(params);
+  const sample = (which: 0 | 1, names: Array<[string, ParamDef]>) =>
+    Object.fromEntries(names.map(([name, def]) => [name, SAMPLES[def.type](def)[which]]));
+  const together = entries.filter(([, def]) => !def.aliasOf);
+  return [
+    {},
+    ...entries.flatMap((entry) => [sample(0, [entry]), sample(1, [entry])]),
+    sample(0, together),
+    sample(1, together),
+  ];
+}
 
 describe('SQL compiled once per shape', () => {
-  for (const [path, list] of Object.entries(queries)) {
+  for (const [path, op] of Object.entries(operations)) {
     it(`${path}: the same SQL and parameters as a fresh build, for every call and scope`, async () => {
-      const operation = operations[path as keyof typeof operations] as unknown as AnyOperation;
+      const operation = op as unknown as AnyOperation;
+      const list = queriesOf(operation.validate.params);
       let builds = 0;
       const compile = compilePerShape(operation.validate.params, (values: Values) => {
         builds++;
