@@ -31,12 +31,7 @@ function queriesOf(params: Params): Array<Record<string, string>> {
   const sample = (which: 0 | 1, names: Array<[string, ParamDef]>) =>
     Object.fromEntries(names.map(([name, def]) => [name, SAMPLES[def.type](def)[which]]));
   const together = entries.filter(([, def]) => !def.aliasOf);
-  return [
-    {},
-    ...entries.flatMap((entry) => [sample(0, [entry]), sample(1, [entry])]),
-    sample(0, together),
-    sample(1, together),
-  ];
+  return [{}, ...entries.flatMap((entry) => [sample(0, [entry]), sample(1, [entry])]), sample(0, together), sample(1, together)];
 }
 
 describe('SQL compiled once per shape', () => {

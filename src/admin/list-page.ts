@@ -112,6 +112,10 @@ function poolRunner(context: ListContext, res: Response): PageRunner {
   };
 }
 
+/** What a page's rows are read from, given their ids: without the filters when the keys applied them. */
+const keyedRows = (resource: ListResource, values: Values) =>
+  resource.keys && resource.joined ? resource.joined(values) : resource.filtered(values);
+
 /**
  * The page's rows by their sort keys (a range of an index, or an offset over the keys alone), their
  * columns computed for those rows only; and the total, counted up to the cap. Each statement through `runner`.
@@ -136,7 +140,7 @@ export async function readPage(context: ListContext, values: Values, position: P
   const rows = (at: Position = position) =>
     run('rows')<Row>(
       pageRows(
-        resource.columns(resource.filtered(values), values),
+        resource.columns(keyedRows(resource, values), values),
         pageKeys({ ...read, backwards: at.backwards, cursor: at.cursor, offset: at.offset }),
         resource.sorts[sort],
         dir,
@@ -262,7 +266,14 @@ export function csvStatements({ resource, csvHeadRows, deps }: Pick<ListContext,
     tieBreak: resource.tieBreak,
     backwards: false,
   };
-  const head = () => pageRows(columns(), pageKeys({ ...keysRead, offset: 0, limit: csvHeadRows }), order, dir, resource.tieBreak);
+  const head = () =>
+    pageRows(
+      resource.columns(keyedRows(resource, values), values),
+      pageKeys({ ...keysRead, offset: 0, limit: csvHeadRows }),
+      order,
+      dir,
+      resource.tieBreak,
+    );
   const rest = () => orderAll(columns(), order, dir, resource.tieBreak).offset(csvHeadRows, { skipBinding: true });
   const one = () => toNative(orderAll(columns(), order, dir, resource.tieBreak));
   const split = csvHeadRows > 0 ? { head: toNative(head()), rest: toNative(rest()) } : undefined;

@@ -196,6 +196,7 @@ export const adminList = {
   filters: adminParams,
   filtered: adminFiltered,
   keys: adminKeys,
+  joined: (values: Scope) => applyScope(joined(), values),
   columns: adminColumns,
   sorts: adminSorts,
   tieBreak: adminTieBreak,

@@ -173,6 +173,7 @@ export const adminList = {
   filters: params,
   filtered: filtered,
   keys: adminKeys,
+  joined: (values: Scope) => applyScope(joined(), values),
   columns: adminColumns,
   sorts: adminSorts,
   tieBreak: adminTieBreak,
