@@ -79,14 +79,15 @@ describe('SIGTERM', () => {
   });
 
   it('under the supervisor (WEB_CONCURRENCY=2): every worker fails readiness, drains, cuts its export, and the service exits 0', async () => {
-    const { child, base, output } = await startServer({ WEB_CONCURRENCY: '2', SHUTDOWN_DRAIN_MS: '3000', SHUTDOWN_TIMEOUT_MS: '300' });
+    const { child, base, output } = await startServer({ WEB_CONCURRENCY: '2', SHUTDOWN_DRAIN_MS: '6000', SHUTDOWN_TIMEOUT_MS: '300' });
     const { res } = await heldDownload(`${base}/v2/patrollerchecks`, { 'X-Request-Id': 'held-export-2' });
     res.on('error', () => undefined);
     const exit = exited(child);
     child.kill('SIGTERM');
-    // Two new connections in a row: the workers take them in turn, and both say they are stopping.
+    // Two new connections in a row: the workers take them in turn, and both say they are stopping (within
+    // the drain, which leaves a busy machine time to pass the signal on to both workers).
     await eventually(async () => (await statusOf(`${base}/health/ready`)) === 503 && (await statusOf(`${base}/health/ready`)) === 503, {
-      ms: 1000,
+      ms: 5000,
       what: 'readiness 503 from both workers',
     });
     expect(await statusOf(`${base}/health/live`)).toBe(200);
