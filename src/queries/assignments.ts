@@ -107,24 +107,6 @@ function adminKeys(values: AdminFilters) {
   return keptKeys('assignments as a', adminParams, values, 'a.company_id');
 }
 
-/**
- * Sorts the list offers, by their URL name; a.id breaks ties. Each is an index's order (rider, 3PL or
- * product, then assign date). Items held now (no return date) come last either way.
- */
-const adminSorts = {
-  assigned_at: { keys: [timeKey('a.assigned_at')] },
-  rider_id: { keys: [bigintKey('a.rider_id'), timeKey('a.assigned_at')] },
-  '3pl': byCompany([timeKey('a.assigned_at')], 'a.company_id'),
-  product: byProduct('a.product_id', [timeKey('a.assigned_at')]),
-  returned_at: {
-    keys: {
-      asc: [timeKey(`coalesce(a.deleted_at, 'infinity'::timestamptz)`)],
-      desc: [timeKey(`coalesce(a.deleted_at, '-infinity'::timestamptz)`)],
-    },
-  },
-} satisfies Record<string, ListSort>;
-const adminTieBreak = 'a.id';
-
 /** The list's columns, added to a builder from adminFiltered(). */
 export function adminColumns(builder: Knex.QueryBuilder) {
   return builder.select(
@@ -211,6 +193,21 @@ export const adminList = {
   keys: adminKeys,
   joined: (values: Scope) => applyScope(joined(), values),
   columns: adminColumns,
-  sorts: adminSorts,
-  tieBreak: adminTieBreak,
+  /**
+   * Sorts the list offers, by their URL name; a.id breaks ties. Each is an index's order (rider, 3PL or
+   * product, then assign date). Items held now (no return date) come last either way.
+   */
+  sorts: {
+    assigned_at: { keys: [timeKey('a.assigned_at')] },
+    rider_id: { keys: [bigintKey('a.rider_id'), timeKey('a.assigned_at')] },
+    '3pl': byCompany([timeKey('a.assigned_at')], 'a.company_id'),
+    product: byProduct('a.product_id', [timeKey('a.assigned_at')]),
+    returned_at: {
+      keys: {
+        asc: [timeKey(`coalesce(a.deleted_at, 'infinity'::timestamptz)`)],
+        desc: [timeKey(`coalesce(a.deleted_at, '-infinity'::timestamptz)`)],
+      },
+    },
+  } satisfies Record<string, ListSort>,
+  tieBreak: 'a.id',
 };

@@ -98,19 +98,6 @@ function adminKeys(values: AdminFilters) {
   return keptKeys('patrol_checks as pc', adminParams, values, 'pc.company_id');
 }
 
-/**
- * Sorts the list offers, by their URL name; pc.id breaks ties. Each is an index's order: by 3PL, then
- * date (the 3PL kept on each check, migration 011), as no index orders checks by another table's column.
- */
-const adminSorts = {
-  checked_at: { keys: [timeKey('pc.checked_at')] },
-  id: { keys: [] },
-  rider_id: { keys: [bigintKey('pc.rider_id')] },
-  '3pl': byCompany([timeKey('pc.checked_at')], 'pc.company_id'),
-  tpatroller_id: { keys: [bigintKey('pc.patroller_id')] },
-} satisfies Record<string, ListSort>;
-const adminTieBreak = 'pc.id';
-
 /** The list's columns, added to a builder from adminFiltered(). */
 export function adminColumns(builder: Knex.QueryBuilder) {
   return builder
@@ -198,6 +185,16 @@ export const adminList = {
   keys: adminKeys,
   joined: (values: Scope) => applyScope(joined(), values),
   columns: adminColumns,
-  sorts: adminSorts,
-  tieBreak: adminTieBreak,
+  /**
+   * Sorts the list offers, by their URL name; pc.id breaks ties. Each is an index's order: by 3PL, then
+   * date (the 3PL kept on each check, migration 011), as no index orders checks by another table's column.
+   */
+  sorts: {
+    checked_at: { keys: [timeKey('pc.checked_at')] },
+    id: { keys: [] },
+    rider_id: { keys: [bigintKey('pc.rider_id')] },
+    '3pl': byCompany([timeKey('pc.checked_at')], 'pc.company_id'),
+    tpatroller_id: { keys: [bigintKey('pc.patroller_id')] },
+  } satisfies Record<string, ListSort>,
+  tieBreak: 'pc.id',
 };

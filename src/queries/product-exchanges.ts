@@ -106,16 +106,6 @@ export function wire(values: Filters) {
 // ---------------------------------------------------------------------------------------------
 // Admin pages: the list columns, a sort allow-list, and the home page's counts.
 
-/** Sorts the list offers, by their URL name; e.id breaks ties. Each is an index's order. */
-const adminSorts = {
-  exchanged_at: { keys: [timeKey('e.exchanged_at')] },
-  rider_id: { keys: [bigintKey('e.rider_id')] },
-  '3pl': byCompany([timeKey('e.exchanged_at')], 'e.company_id'),
-  exchange_type: { keys: [textKey('e.exchange_type'), timeKey('e.exchanged_at')] },
-  replacement_type: { keys: [textKey('e.replacement_type'), timeKey('e.exchanged_at')] },
-} satisfies Record<string, ListSort>;
-const adminTieBreak = 'e.id';
-
 /** The list's columns, added to a builder from filtered(). */
 export function adminColumns(builder: Knex.QueryBuilder) {
   return builder
@@ -175,6 +165,13 @@ export const adminList = {
   keys: adminKeys,
   joined: (values: Scope) => applyScope(joined(), values),
   columns: adminColumns,
-  sorts: adminSorts,
-  tieBreak: adminTieBreak,
+  /** Sorts the list offers, by their URL name; e.id breaks ties. Each is an index's order. */
+  sorts: {
+    exchanged_at: { keys: [timeKey('e.exchanged_at')] },
+    rider_id: { keys: [bigintKey('e.rider_id')] },
+    '3pl': byCompany([timeKey('e.exchanged_at')], 'e.company_id'),
+    exchange_type: { keys: [textKey('e.exchange_type'), timeKey('e.exchanged_at')] },
+    replacement_type: { keys: [textKey('e.replacement_type'), timeKey('e.exchanged_at')] },
+  } satisfies Record<string, ListSort>,
+  tieBreak: 'e.id',
 };

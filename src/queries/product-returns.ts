@@ -70,16 +70,6 @@ export function wire(values: Filters) {
 // ---------------------------------------------------------------------------------------------
 // Admin pages: the list columns and a sort allow-list over filtered().
 
-/** Sorts the list offers, by their URL name; pr.id breaks ties. Each is an index's order. */
-const adminSorts = {
-  returned_at: { keys: [timeKey('pr.returned_at')] },
-  rider_id: { keys: [bigintKey('pr.rider_id')] },
-  '3pl': byCompany([timeKey('pr.returned_at')], 'pr.company_id'),
-  product: byProduct('pr.product_id', [timeKey('pr.returned_at')]),
-  return_condition: { keys: [textKey('pr.condition'), timeKey('pr.returned_at')] },
-} satisfies Record<string, ListSort>;
-const adminTieBreak = 'pr.id';
-
 /** The list's columns, added to a builder from filtered(). */
 export function adminColumns(builder: Knex.QueryBuilder) {
   return builder
@@ -119,6 +109,13 @@ export const adminList = {
   keys: adminKeys,
   joined: (values: Scope) => applyScope(joined(), values),
   columns: adminColumns,
-  sorts: adminSorts,
-  tieBreak: adminTieBreak,
+  /** Sorts the list offers, by their URL name; pr.id breaks ties. Each is an index's order. */
+  sorts: {
+    returned_at: { keys: [timeKey('pr.returned_at')] },
+    rider_id: { keys: [bigintKey('pr.rider_id')] },
+    '3pl': byCompany([timeKey('pr.returned_at')], 'pr.company_id'),
+    product: byProduct('pr.product_id', [timeKey('pr.returned_at')]),
+    return_condition: { keys: [textKey('pr.condition'), timeKey('pr.returned_at')] },
+  } satisfies Record<string, ListSort>,
+  tieBreak: 'pr.id',
 };

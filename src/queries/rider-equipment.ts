@@ -175,14 +175,6 @@ export function wirePage(values: Filters) {
 
 export const adminParams = defineParams({ rider_id: params.rider_id, '3pl_name': params['3pl_name'], active: params.active });
 
-/** Sorts the list offers, by their URL name; r.id breaks ties. Each is an index's order. */
-const adminSorts = {
-  rider_id: { keys: [] },
-  rider_name: { keys: [textKey('r.name')] },
-  '3pl': byCompany([]),
-} satisfies Record<string, ListSort>;
-const adminTieBreak = 'r.id';
-
 /** The list's columns, added to a builder from filtered(): each rider with the equipment the filters keep. */
 export function adminColumns(builder: Knex.QueryBuilder, values: Filters) {
   const equipment = assignmentsOf(values)
@@ -335,6 +327,11 @@ export const adminList = {
   filters: adminParams,
   filtered: filtered,
   columns: adminColumns,
-  sorts: adminSorts,
-  tieBreak: adminTieBreak,
+  /** Sorts the list offers, by their URL name; r.id breaks ties. Each is an index's order. */
+  sorts: {
+    rider_id: { keys: [] },
+    rider_name: { keys: [textKey('r.name')] },
+    '3pl': byCompany([]),
+  } satisfies Record<string, ListSort>,
+  tieBreak: 'r.id',
 };
