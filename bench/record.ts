@@ -59,7 +59,7 @@ export function recordInto(file: string, sections: readonly RecordedSection[], r
 export const BENCH_DOCS_DIR = path.join('docs', 'runs');
 
 /** The docs the bench's tables are recorded in (BENCH_DOCS_DIR/…). */
-export const BENCH_DOCS = ['BENCHMARKS.md', 'ADMIN-BENCHMARKS.md', 'ADMIN-PAGES-BENCHMARKS.md'] as const;
+export const BENCH_DOCS = ['BENCHMARKS.md', 'ADMIN-BENCHMARKS.md', 'ADMIN-PAGES-BENCHMARKS.md', 'ADMIN-CSV-BENCHMARKS.md'] as const;
 
 /** The writers' recorded runs (bench/kept-writes, kept-keepup, kept-truncate); docs/WRITERS.md is their manual. */
 export const WRITERS_RUNS = path.join(BENCH_DOCS_DIR, 'WRITERS-BENCHMARKS.md');
