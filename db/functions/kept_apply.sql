@@ -61,7 +61,7 @@ AS $$
         FROM taken t;
       IF taken = 0 THEN
         -- The log is empty: a few moved riders settle while nobody writes.
-        settled := kept_moved_riders_settle(20, '{}');
+        settled := kept_moved_riders_settle(5, '{}');
         IF cardinality(settled) > 0 THEN PERFORM kept_apply_list_keys(settled, settled, '{}'); END IF;
         RETURN 0;
       END IF;

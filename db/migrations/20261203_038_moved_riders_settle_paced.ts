@@ -3,12 +3,12 @@ import type { Knex } from 'knex';
 // A moved rider's rows are checked again with each batch that names it until no transaction that may
 // have read its old 3PL can still be running; then once more, as it leaves kept_moved_riders (it
 // "settles"). Every batch settled up to 1,000 such riders: after a burst of moves (tens of thousands of
-// riders put back at once), each small batch that followed paid a thousand riders' list keys, ~1 s at
-// 1,000,000 riders where their rows are not in memory, and at 500 writes a second the applier fell
-// behind by 25 s. A batch now settles at most twice as many riders as it moves, and a call that finds
-// the log empty settles up to 20: the backlog of a burst drains at the pace of the moves that follow it,
-// or while the writers are quiet, and the price of a batch follows its own rows. What the kept data holds
-// is unchanged; a rider waiting to settle only has its rows checked again by each batch that names it.
+// riders put back at once), each small batch that followed paid a thousand riders' list keys, the work of
+// a thousand moves, whatever its own rows. A batch now settles at most twice as many riders as it moves,
+// and a call that finds the log empty settles up to 5 (a few tens of ms at 1,000,000 riders, while
+// nobody writes): the backlog of a burst drains at the pace of the moves that follow it, or while the
+// writers are quiet, and the price of a batch follows its own rows. What the kept data holds is
+// unchanged; a rider waiting to settle only has its rows checked again by each batch that names it.
 
 export const FUNCTIONS = `
     -- Up to \`most\` moved riders that no running transaction may still write with their old 3PL leave
@@ -88,7 +88,7 @@ export const FUNCTIONS = `
         FROM taken t;
       IF taken = 0 THEN
         -- The log is empty: a few moved riders settle while nobody writes.
-        settled := kept_moved_riders_settle(20, '{}');
+        settled := kept_moved_riders_settle(5, '{}');
         IF cardinality(settled) > 0 THEN PERFORM kept_apply_list_keys(settled, settled, '{}'); END IF;
         RETURN 0;
       END IF;
