@@ -234,7 +234,7 @@ describe('counts logged as differences', () => {
       client.release();
     }
     expect(await logRows()).toBe(0);
-    for (let left = await moved(); left > 0; ) {
+    for (let left = await moved(); left > 0;) {
       expect(await applyOnce()).toBe(0);
       const now = await moved();
       expect(left - now).toBe(Math.min(5, left));
