@@ -77,10 +77,10 @@ interface ListShape<V, S extends string = string> {
   /** The rows the filters keep, for counting and paging: no columns, only the joins the filters and sorts use. */
   keys?: (values: V) => Knex.QueryBuilder;
   /**
-   * With `keys`: what a page's rows are read from once the keys found their ids, the joins its columns
-   * read and the scope, no filter (the keys applied them: each filter is written once per page).
+   * With `keys`: the joins a page's rows are read from once the keys found their ids, without the filters
+   * (the keys applied them: each filter is written once per page); the engine adds the scope (r.company_id).
    */
-  joined?: (values: V) => Knex.QueryBuilder;
+  joined?: () => Knex.QueryBuilder;
   /** How many rows from its end a page number is read (list-page.ts): FAR_ROWS with `keys`, else FAR_ROWS_UNKEYED. */
   farRows?: number;
   columns: (builder: Knex.QueryBuilder, values: V) => Knex.QueryBuilder;
@@ -138,7 +138,7 @@ function isListValues<P extends Params>(filters: P, values: Values): values is V
 
 /** A list from its definition: its builders take the values its own filters validate to. */
 export function defineList<const P extends Params, const S extends string>(definition: ListDefinition<P, S>): ListResource {
-  const { filters, filtered, keys, joined, columns, csvName, total } = definition;
+  const { filters, filtered, keys, columns, csvName, total } = definition;
   const checked = (values: Values): ListValues<P> => {
     if (isListValues(filters, values)) return values;
     throw new TypeError(`${definition.path}: values that are not those of the list's filters`);
@@ -151,7 +151,6 @@ export function defineList<const P extends Params, const S extends string>(defin
     itemPickers,
     filtered: (values) => filtered(checked(values)),
     keys: keys && ((values) => keys(checked(values))),
-    joined: joined && ((values) => joined(checked(values))),
     total: total && ((values, run) => total(checked(values), run)),
     columns: (builder, values) => columns(builder, checked(values)),
     csvName: typeof csvName === 'string' ? csvName : (values) => csvName(checked(values)),

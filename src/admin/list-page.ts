@@ -5,7 +5,7 @@ import { queryRows } from '../db/rows';
 import { clientSignal } from '../http/client-signal';
 import { sessionKey } from '../http/stream-limit';
 import { fieldErrors, invalidQuery, type FieldErrors } from '../http/errors';
-import type { Scope } from '../filters/scope';
+import { applyScope, type Scope } from '../filters/scope';
 import { cappedCount, orderAll, pageKeys, pageRows, sortKeys, type SortKey } from '../queries/keyset';
 import { render } from '../html/render';
 import { scopeOf } from '../html/scope';
@@ -112,9 +112,9 @@ function poolRunner(context: ListContext, res: Response): PageRunner {
   };
 }
 
-/** What a page's rows are read from, given their ids: without the filters when the keys applied them. */
+/** What a page's rows are read from, given their ids: without the filters when the keys applied them; scoped either way. */
 const keyedRows = (resource: ListResource, values: Values) =>
-  resource.keys && resource.joined ? resource.joined(values) : resource.filtered(values);
+  resource.keys && resource.joined ? applyScope(resource.joined(), values) : resource.filtered(values);
 
 /**
  * The page's rows by their sort keys (a range of an index, or an offset over the keys alone), their

@@ -191,7 +191,7 @@ export const adminList = {
   filters: adminParams,
   filtered: adminFiltered,
   keys: adminKeys,
-  joined: (values: Scope) => applyScope(joined(), values),
+  joined,
   columns: adminColumns,
   /**
    * Sorts the list offers, by their URL name; a.id breaks ties. Each is an index's order (rider, 3PL or

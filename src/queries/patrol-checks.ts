@@ -183,7 +183,7 @@ export const adminList = {
   filters: adminParams,
   filtered: adminFiltered,
   keys: adminKeys,
-  joined: (values: Scope) => applyScope(joined(), values),
+  joined,
   columns: adminColumns,
   /**
    * Sorts the list offers, by their URL name; pc.id breaks ties. Each is an index's order: by 3PL, then

@@ -107,7 +107,7 @@ export const adminList = {
   filters: params,
   filtered: filtered,
   keys: adminKeys,
-  joined: (values: Scope) => applyScope(joined(), values),
+  joined,
   columns: adminColumns,
   /** Sorts the list offers, by their URL name; pr.id breaks ties. Each is an index's order. */
   sorts: {
